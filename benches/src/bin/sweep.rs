@@ -1,0 +1,2 @@
+//! The contention sweep (in progress).
+fn main() {}

@@ -1,0 +1,1 @@
+//! Bench and sweep harness (in progress).

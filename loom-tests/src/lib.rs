@@ -1,0 +1,1 @@
+//! loom model checks for abslock; see tests/.

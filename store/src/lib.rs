@@ -1,0 +1,1 @@
+//! The CommitLog store (in progress).
