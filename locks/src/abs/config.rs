@@ -1,0 +1,172 @@
+//! [`AbsConfig`]: the bounds and ratios the adaptive lock tunes itself within.
+
+use super::calibrate::MeasuredCosts;
+
+/// Tuning bounds of [`RawAbsLock`](crate::RawAbsLock). All k values count spin iterations (one read and
+/// one pause hint each); windows count acquisitions.
+///
+/// Two presets: [`AbsConfig::ROCKETMQ`] keeps the upstream constants; [`AbsConfig::calibrated`] derives
+/// the bounds from costs measured on this machine (the default for [`AbsMutex`](crate::AbsMutex)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AbsConfig {
+    /// k a fresh lock starts with (spins before yielding).
+    pub k_init: u32,
+    /// Lowest k; lowering stops here.
+    pub k_min: u32,
+    /// Highest k; when spinning still fails at this k, waiters switch to parking.
+    pub k_max: u32,
+    /// Additive step: raising adds it once doubling would pass `k_max`; lowering subtracts it.
+    pub k_step: u32,
+    /// Raise k when `exhausted * raise_ratio >= acquisitions` in a window (RocketMQ: 320).
+    pub raise_ratio: u32,
+    /// Lower k when `exhausted * lower_ratio <= acquisitions` in a window (RocketMQ: 1280).
+    pub lower_ratio: u32,
+    /// In park mode, return to spinning when contention falls to this percentage of the contention
+    /// recorded at the switch (RocketMQ: 80).
+    pub return_percent: u32,
+    /// In spin mode, yields a waiter makes before it parks anyway (`u32::MAX`: never, as RocketMQ).
+    pub max_yields: u32,
+    /// In park mode, spins a waiter makes before it parks.
+    pub park_spins: u32,
+    /// Acquisitions per adaptation window (a multiple of
+    /// [`AbsProfile::CHECK_INTERVAL`](crate::AbsProfile::CHECK_INTERVAL) in effect).
+    pub window: u32,
+}
+
+/// Upper clamp for any derived k, whatever the measured costs (1 000 000 pauses is ~25 ms here).
+pub const K_CEILING: u32 = 1_000_000;
+/// Upper clamp for the derived yield budget.
+pub const YIELD_CEILING: u32 = 10_000;
+/// Default adaptation window, in acquisitions (ours; RocketMQ uses one wall-clock second).
+pub const DEFAULT_WINDOW: u32 = 1024;
+
+impl AbsConfig {
+    /// RocketMQ 5.3.2's `AdaptiveBackOffSpinLockImpl` constants: k from 1000 (its initial and minimum
+    /// "spin degree") up to 10 000 in steps of 1000, raise when at least 1 in 320 lock calls ran out of
+    /// spins, lower when at most 1 in 1280 did, return from the mutex at 80% of the switch contention.
+    /// Its spin mode never parks (`max_yields = u32::MAX`). Windows are 1024 acquisitions here, not one
+    /// second, so the rule reacts at the same pace on any machine.
+    pub const ROCKETMQ: AbsConfig = AbsConfig {
+        k_init: 1000,
+        k_min: 1000,
+        k_max: 10_000,
+        k_step: 1000,
+        raise_ratio: 320,
+        lower_ratio: 1280,
+        return_percent: 80,
+        max_yields: u32::MAX,
+        park_spins: 0,
+        window: DEFAULT_WINDOW,
+    };
+
+    /// The configuration derived from this machine's costs, measured once per process (~20 ms on the
+    /// first call; later calls return the same value). See [`AbsConfig::from_costs`].
+    #[cfg(not(abslock_loom))]
+    pub fn calibrated() -> &'static AbsConfig {
+        use crate::sync::OnceLock;
+        static CALIBRATED: OnceLock<AbsConfig> = OnceLock::new();
+        CALIBRATED.get_or_init(|| AbsConfig::from_costs(&MeasuredCosts::measure()))
+    }
+
+    /// Under loom no measurement runs: the config is derived from DESIGN.md's figures.
+    #[cfg(abslock_loom)]
+    pub fn calibrated() -> &'static AbsConfig {
+        use crate::sync::OnceLock;
+        static CALIBRATED: OnceLock<AbsConfig> = OnceLock::new();
+        CALIBRATED.get_or_init(|| AbsConfig::from_costs(&MeasuredCosts::REFERENCE))
+    }
+
+    /// Derives bounds from measured costs by the spin-then-block rule (Karlin, Li, Manasse and Owicki,
+    /// SOSP 1991: spin for as long as blocking would cost, which is 2-competitive), applied twice:
+    ///
+    /// - spin about one yield's cost before yielding: `k_min = yield_ns / spin_ns`;
+    /// - spin at most one hand-off's cost before giving up on spinning: `k_max = handoff_ns / spin_ns`;
+    /// - yield about one hand-off's cost before parking: `max_yields = handoff_ns / yield_ns`.
+    ///
+    /// Costs that are not finite or not positive are replaced by [`MeasuredCosts::REFERENCE`]'s, and
+    /// every result is clamped, so the bounds are ordered (`1 <= k_min <= k_init <= k_max <=
+    /// K_CEILING`) for any input. Never panics.
+    pub fn from_costs(costs: &MeasuredCosts) -> AbsConfig {
+        let costs = costs.sanitized();
+        let ratio = |num: f64, den: f64, hi: u32| -> u32 {
+            let r = (num / den).round();
+            if r.is_finite() { r.clamp(1.0, f64::from(hi)) as u32 } else { hi }
+        };
+        let k_min = ratio(costs.yield_ns, costs.spin_ns, K_CEILING);
+        let k_max = ratio(costs.handoff_ns, costs.spin_ns, K_CEILING).max(k_min);
+        let max_yields = ratio(costs.handoff_ns, costs.yield_ns, YIELD_CEILING);
+        AbsConfig {
+            k_init: k_min,
+            k_min,
+            k_max,
+            k_step: k_min,
+            raise_ratio: Self::ROCKETMQ.raise_ratio,
+            lower_ratio: Self::ROCKETMQ.lower_ratio,
+            return_percent: Self::ROCKETMQ.return_percent,
+            max_yields,
+            park_spins: k_min,
+            window: DEFAULT_WINDOW,
+        }
+    }
+
+    /// k after one raise: double while that stays within `k_max`, else add `k_step`, capped at `k_max`.
+    pub fn raised(&self, k: u32) -> u32 {
+        let doubled = k.saturating_mul(2);
+        if doubled <= self.k_max {
+            doubled.max(self.k_min)
+        } else {
+            k.saturating_add(self.k_step.max(1)).min(self.k_max)
+        }
+    }
+
+    /// k after one lower: subtract `k_step`, floored at `k_min`.
+    pub fn lowered(&self, k: u32) -> u32 {
+        k.saturating_sub(self.k_step.max(1)).max(self.k_min)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_ordered(c: &AbsConfig) {
+        assert!(c.k_min >= 1, "{c:?}");
+        assert!(c.k_min <= c.k_init && c.k_init <= c.k_max && c.k_max <= K_CEILING, "{c:?}");
+        assert!(c.max_yields >= 1 && c.max_yields <= YIELD_CEILING, "{c:?}");
+        assert!(c.k_step >= 1, "{c:?}");
+    }
+
+    #[test]
+    fn reference_costs_give_design_md_bounds() {
+        let c = AbsConfig::from_costs(&MeasuredCosts::REFERENCE);
+        // 500 ns yield / 25 ns spin, 20 us hand-off / 25 ns spin, 20 us / 500 ns.
+        assert_eq!((c.k_min, c.k_max, c.max_yields), (20, 800, 40));
+        assert_ordered(&c);
+    }
+
+    #[test]
+    fn absurd_costs_still_give_ordered_finite_bounds() {
+        let odd = [0.0, -1.0, 1e-300, 1e-9, 0.5, 1.0, 25.0, 1e6, 1e300, f64::MAX, f64::INFINITY, f64::NAN];
+        for &s in &odd {
+            for &y in &odd {
+                for &h in &odd {
+                    let c = AbsConfig::from_costs(&MeasuredCosts { spin_ns: s, yield_ns: y, handoff_ns: h });
+                    assert_ordered(&c);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn raise_doubles_then_steps_and_lower_floors() {
+        let r = AbsConfig::ROCKETMQ;
+        assert_eq!(r.raised(1000), 2000);
+        assert_eq!(r.raised(4000), 8000);
+        assert_eq!(r.raised(8000), 9000);
+        assert_eq!(r.raised(9500), 10_000);
+        assert_eq!(r.raised(10_000), 10_000);
+        assert_eq!(r.lowered(3000), 2000);
+        assert_eq!(r.lowered(1000), 1000);
+        assert_eq!(r.lowered(1500), 1000);
+    }
+}

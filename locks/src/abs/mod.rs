@@ -1,0 +1,8 @@
+//! The adaptive backoff-spin lock and its policy.
+
+pub(crate) mod calibrate;
+pub(crate) mod config;
+pub(crate) mod lock;
+pub(crate) mod policy;
+pub(crate) mod profile;
+pub(crate) mod stats;

@@ -1,0 +1,53 @@
+//! [`AbsProfile`]: which [`AbsConfig`] a [`RawAbsLock`](crate::RawAbsLock) type uses.
+//!
+//! The config is chosen by a type parameter rather than stored in the lock so that every variant has a
+//! `const INIT` (needed by `lock_api::RawMutex` and by statics) while the calibrated one is still measured
+//! at run time, on the first contended acquisition.
+
+use super::config::AbsConfig;
+
+/// Supplies the configuration of a [`RawAbsLock`](crate::RawAbsLock) type.
+///
+/// Implement it to run the lock with your own bounds, e.g. in tests:
+/// ```
+/// use abslock::{AbsConfig, AbsProfile, RawAbsLock};
+/// struct Eager;
+/// impl AbsProfile for Eager {
+///     const CHECK_INTERVAL: u64 = 1;
+///     fn config() -> &'static AbsConfig {
+///         static C: AbsConfig = AbsConfig { window: 1, ..AbsConfig::ROCKETMQ };
+///         &C
+///     }
+/// }
+/// let m = lock_api::Mutex::<RawAbsLock<Eager>, u8>::new(0);
+/// *m.lock() = 1;
+/// assert_eq!(*m.lock(), 1);
+/// ```
+pub trait AbsProfile: 'static {
+    /// The holder checks whether a window has ended every this many acquisitions (a power of two keeps
+    /// the check one AND on the fast path). Default 256.
+    const CHECK_INTERVAL: u64 = 256;
+
+    /// The configuration; called on slow paths and at window ends only.
+    fn config() -> &'static AbsConfig;
+}
+
+/// Bounds measured on this machine ([`AbsConfig::calibrated`]); the default profile. Ours.
+#[derive(Debug)]
+pub enum Calibrated {}
+
+impl AbsProfile for Calibrated {
+    fn config() -> &'static AbsConfig {
+        AbsConfig::calibrated()
+    }
+}
+
+/// RocketMQ 5.3.2's upstream constants ([`AbsConfig::ROCKETMQ`]), for comparison.
+#[derive(Debug)]
+pub enum RocketMq {}
+
+impl AbsProfile for RocketMq {
+    fn config() -> &'static AbsConfig {
+        &AbsConfig::ROCKETMQ
+    }
+}
