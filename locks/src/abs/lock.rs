@@ -46,8 +46,8 @@ const POLICY_K: u32 = POLICY_SET - 1;
 /// - **Slow path** (spin mode): spin up to k times (a read, a CAS when free, a pause), then
 ///   `yield_now`, repeat; after `max_yields` yields, park. (Park mode): spin `park_spins`, then park.
 /// - **Adaptation**: every window of acquisitions the holder feeds [`WindowStats`] to [`decide`]: raise
-///   k while more than 1 in `raise_ratio` contended acquisitions ran out of spins, lower it when at most
-///   1 in `lower_ratio` did, switch to park mode when k is at `k_max` and spinning still fails, return
+///   k while k spins ran out at least once per `raise_ratio` acquisitions, lower it when at most once per
+///   `lower_ratio`, switch to park mode when k is at `k_max` and spinning still fails, return
 ///   when contention (mean waiters per acquisition) falls to `return_percent` of the switch level.
 ///
 /// `P` picks the [`AbsConfig`]: [`Calibrated`] (default, measured on this machine) or
@@ -72,18 +72,20 @@ const POLICY_K: u32 = POLICY_SET - 1;
 pub struct RawAbsLock<P: AbsProfile = Calibrated> {
     state: Futex,
     policy: AtomicU32,
-    /// Threads in the slow path: the only statistics RMW, and only on the slow path.
+    /// Threads in the slow path. Written with RMWs, on the slow path only.
     waiters: AtomicU32,
+    /// Times a waiter's k spins ran out without the lock (RocketMQ's "r"). Counted when it happens, on
+    /// the slow path, so waiters that starve while the holder re-acquires are counted too.
+    run_outs: AtomicU64,
     mode_switches: AtomicU64,
     acquisitions: HolderCounter,
     contended: HolderCounter,
     spins: HolderCounter,
     yields: HolderCounter,
     parks: HolderCounter,
-    exhausted: HolderCounter,
     waiters_seen: HolderCounter,
     window_acquisitions: HolderCounter,
-    window_exhausted: HolderCounter,
+    window_run_outs: HolderCounter,
     window_waiters_seen: HolderCounter,
     critical_milli: HolderCounter,
     trace: OnceLock<TraceMutex<TraceBuffer>>,
@@ -101,7 +103,6 @@ struct WaitTally {
     spins: u64,
     yields: u64,
     parks: u64,
-    exhausted: bool,
 }
 
 impl<P: AbsProfile> RawAbsLock<P> {
@@ -112,16 +113,16 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 state: Futex::new(UNLOCKED),
                 policy: AtomicU32::new(0),
                 waiters: AtomicU32::new(0),
+                run_outs: AtomicU64::new(0),
                 mode_switches: AtomicU64::new(0),
                 acquisitions: HolderCounter::new(),
                 contended: HolderCounter::new(),
                 spins: HolderCounter::new(),
                 yields: HolderCounter::new(),
                 parks: HolderCounter::new(),
-                exhausted: HolderCounter::new(),
                 waiters_seen: HolderCounter::new(),
                 window_acquisitions: HolderCounter::new(),
-                window_exhausted: HolderCounter::new(),
+                window_run_outs: HolderCounter::new(),
                 window_waiters_seen: HolderCounter::new(),
                 critical_milli: HolderCounter::new(),
                 trace: OnceLock::new(),
@@ -205,6 +206,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
             spins: self.spins.get(),
             yields: self.yields.get(),
             parks: self.parks.get(),
+            run_outs: self.run_outs.load(Ordering::Relaxed),
             mode_switches: self.mode_switches.load(Ordering::Relaxed),
             k,
             mode,
@@ -264,7 +266,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 break;
             }
             if mode == Mode::Spin {
-                tally.exhausted = true;
+                self.run_outs.fetch_add(1, Ordering::Relaxed);
                 if yields_in_a_row < cfg.max_yields {
                     yield_now();
                     tally.yields += 1;
@@ -284,9 +286,6 @@ impl<P: AbsProfile> RawAbsLock<P> {
         self.spins.add(tally.spins);
         self.yields.add(tally.yields);
         self.parks.add(tally.parks);
-        if tally.exhausted {
-            self.exhausted.add(1);
-        }
         self.note_acquisition();
     }
 
@@ -327,7 +326,8 @@ impl<P: AbsProfile> RawAbsLock<P> {
         if acquisitions < u64::from(cfg.window) {
             return;
         }
-        let exhausted = self.exhausted.get().wrapping_sub(self.window_exhausted.get());
+        let run_outs = self.run_outs.load(Ordering::Relaxed);
+        let exhausted = run_outs.wrapping_sub(self.window_run_outs.get());
         let seen = self.waiters_seen.get().wrapping_sub(self.window_waiters_seen.get());
         let contention_milli =
             u64::try_from(u128::from(seen) * 1000 / u128::from(acquisitions)).unwrap_or(u64::MAX);
@@ -363,7 +363,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
             }
         }
         self.window_acquisitions.set(n);
-        self.window_exhausted.set(self.exhausted.get());
+        self.window_run_outs.set(run_outs);
         self.window_waiters_seen.set(self.waiters_seen.get());
         if let Some(buffer) = self.trace.get()
             && let Ok(mut b) = buffer.lock()

@@ -15,7 +15,8 @@ pub struct WindowStats {
     pub k: u32,
     /// Acquisitions in the window (fast and slow path).
     pub acquisitions: u64,
-    /// Contended acquisitions whose waiter ran out of k spins at least once (RocketMQ's "r").
+    /// Times a waiter's k spins ran out without the lock during the window (RocketMQ's "r": counted
+    /// when it happens, so starving waiters count too).
     pub exhausted: u64,
     /// Mean number of waiters seen at each acquisition, in thousandths (ours; stands in for RocketMQ's
     /// `tps * threads`).

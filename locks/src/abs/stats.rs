@@ -36,6 +36,8 @@ pub struct AbsStats {
     pub yields: u64,
     /// Times waiters went to sleep on the futex.
     pub parks: u64,
+    /// Times a waiter's k spins ran out without the lock (it then yielded or parked).
+    pub run_outs: u64,
     /// Changes of [`Mode`], by the policy or by [`set_mode`](crate::RawAbsLock::set_mode).
     pub mode_switches: u64,
     /// Current k (spins before yielding).

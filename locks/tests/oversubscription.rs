@@ -1,0 +1,67 @@
+//! Oversubscription smoke: 4 x cores threads, a critical section of a few microseconds. Every thread gets
+//! the lock; ABS switches to parking under the load and returns to spinning when one thread is left.
+//!
+//! No timing decides the verdict: the workers run until they have seen the switch (or a generous cap
+//! on acquisitions, after which the assertion reports what happened).
+
+use abslock::{AbsMutex, AbsRocketMqMutex, Mode, RawAbsLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// A critical section of about `d` of CPU work (the spin is the work, not a wait for a state).
+fn busy(d: Duration) {
+    let start = Instant::now();
+    while start.elapsed() < d {
+        std::hint::spin_loop();
+    }
+}
+
+fn run<P: abslock::AbsProfile>(m: &lock_api::Mutex<RawAbsLock<P>, Vec<u64>>, cap: u64) {
+    let threads = 4 * std::thread::available_parallelism().map_or(2, |n| n.get());
+    let parked_seen = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        for t in 0..threads {
+            let parked_seen = &parked_seen;
+            s.spawn(move || {
+                let mut mine = 0_u64;
+                while mine < cap && !(parked_seen.load(Ordering::Relaxed) && mine > 0) {
+                    let mut g = m.lock();
+                    g[t] += 1;
+                    busy(Duration::from_micros(3));
+                    drop(g);
+                    mine += 1;
+                    // SAFETY: statistics only.
+                    if unsafe { m.raw() }.mode() == Mode::Park {
+                        parked_seen.store(true, Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+    });
+    let counts = m.lock()[..threads].to_vec();
+    assert!(counts.iter().all(|&c| c > 0), "a thread never got the lock: {counts:?}");
+    // SAFETY: statistics only.
+    let raw = unsafe { m.raw() };
+    let stats = raw.stats();
+    assert!(parked_seen.load(Ordering::Relaxed), "never switched to parking: {stats:?}");
+    assert!(stats.mode_switches >= 1, "{stats:?}");
+
+    // Load drops to one thread: the next windows see no waiters and the lock spins again.
+    for _ in 0..4 * u64::from(P::config().window) {
+        if raw.mode() == Mode::Spin {
+            break;
+        }
+        m.lock()[0] += 1;
+    }
+    assert_eq!(raw.mode(), Mode::Spin, "did not return to spinning: {:?}", raw.stats());
+}
+
+#[test]
+fn calibrated_abs_parks_when_oversubscribed_and_spins_again_alone() {
+    run(&AbsMutex::new(vec![0; 64]), 200_000);
+}
+
+#[test]
+fn rocketmq_abs_parks_when_oversubscribed_and_spins_again_alone() {
+    run(&AbsRocketMqMutex::new(vec![0; 64]), 200_000);
+}
