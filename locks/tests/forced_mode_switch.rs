@@ -21,7 +21,7 @@ fn run<P: abslock::AbsProfile>(m: &lock_api::Mutex<RawAbsLock<P>, u64>) {
                     for _ in 0..PER_THREAD {
                         let mut g = m.lock();
                         *g += 1;
-                        if *g % 1000 == 0 {
+                        if (*g).is_multiple_of(1000) {
                             // SAFETY: raw() is used to change the waiting policy only.
                             flip(unsafe { lock_api::Mutex::raw(m) });
                         }

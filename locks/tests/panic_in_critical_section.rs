@@ -48,7 +48,7 @@ fn abs_stats_stay_consistent_across_panics_under_contention() {
                     let _ = catch_unwind(AssertUnwindSafe(|| {
                         let mut g = m.lock();
                         *g += 1;
-                        if (i + t) % 7 == 0 {
+                        if (i + t).is_multiple_of(7) {
                             panic!("injected");
                         }
                     }));
