@@ -1,0 +1,167 @@
+//! Strategy names: the one vocabulary the sweep's flags, CSV and report share.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// One lock strategy (or the memcpy limit) the sweep can measure.
+///
+/// The names are the strings [`Strategy::name`] returns and [`FromStr`] parses;
+/// they appear unchanged in `--strategies`, `results.csv` and `report.md`.
+/// Source: issue 4's list (ours), after RocketMQ's lock classes where named.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Strategy {
+    /// `cas-spin`: `abslock::RawCasSpinLock`, RocketMQ `PutMessageSpinLock`'s bare CAS loop.
+    CasSpin,
+    /// `spin`: `abslock::RawSpinLock`, test-and-test-and-set with a pause hint.
+    Spin,
+    /// `backoff-k<N>`: `abslock::RawBackoffLock::with_k(N)`, RocketMQ `BackOffSpinLock`
+    /// (spin N times, then yield).
+    Backoff(u32),
+    /// `abs`: `abslock::RawAbsLock` with the machine-calibrated profile.
+    Abs,
+    /// `abs-rocketmq`: `abslock::RawAbsLock<RocketMq>`, RocketMQ
+    /// `AdaptiveBackOffSpinLockImpl`'s constants.
+    AbsRocketMq,
+    /// `parking_lot`: `parking_lot::RawMutex` (peer).
+    ParkingLot,
+    /// `std`: `std::sync::Mutex<()>` (peer).
+    Std,
+    /// `spin-crate`: `spin::Mutex<()>` (peer).
+    SpinCrate,
+    /// `memcpy-limit`: no lock, one thread copying the message into a warm
+    /// mapping: the ceiling no lock can beat.
+    MemcpyLimit,
+}
+
+/// The default strategy list: every lock strategy and peer, in report column order.
+pub const DEFAULT_STRATEGIES: &[Strategy] = &[
+    Strategy::CasSpin,
+    Strategy::Spin,
+    Strategy::Backoff(10),
+    Strategy::Backoff(100),
+    Strategy::Backoff(1000),
+    Strategy::Abs,
+    Strategy::AbsRocketMq,
+    Strategy::ParkingLot,
+    Strategy::Std,
+    Strategy::SpinCrate,
+];
+
+/// The largest k `backoff-k<N>` accepts: 10^7 spins is seconds of spinning
+/// before a single yield, far past anything meaningful (ours).
+pub const MAX_BACKOFF_K: u32 = 10_000_000;
+
+/// Why a strategy name did not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum StrategyError {
+    /// The name is none of the known strategies.
+    #[error(
+        "unknown strategy `{0}`: expected one of cas-spin, spin, backoff-k<N> (e.g. backoff-k100), \
+         abs, abs-rocketmq, parking_lot, std, spin-crate, memcpy-limit"
+    )]
+    Unknown(String),
+    /// `backoff-k<N>` with an N that is not a number in `0..=MAX_BACKOFF_K`.
+    #[error("bad k in `{0}`: write backoff-k<N> with N a whole number from 0 to {MAX_BACKOFF_K}")]
+    BadK(String),
+}
+
+impl Strategy {
+    /// The strategy's name as used in flags, the CSV and the report.
+    pub fn name(&self) -> String {
+        match self {
+            Strategy::CasSpin => "cas-spin".into(),
+            Strategy::Spin => "spin".into(),
+            Strategy::Backoff(k) => format!("backoff-k{k}"),
+            Strategy::Abs => "abs".into(),
+            Strategy::AbsRocketMq => "abs-rocketmq".into(),
+            Strategy::ParkingLot => "parking_lot".into(),
+            Strategy::Std => "std".into(),
+            Strategy::SpinCrate => "spin-crate".into(),
+            Strategy::MemcpyLimit => "memcpy-limit".into(),
+        }
+    }
+
+    /// Whether this is one of the adaptive (ABS) locks, whose stats and trace the sweep reads.
+    pub fn is_abs(&self) -> bool {
+        matches!(self, Strategy::Abs | Strategy::AbsRocketMq)
+    }
+
+    /// Whether this is a real lock (everything but `memcpy-limit`).
+    pub fn is_lock(&self) -> bool {
+        !matches!(self, Strategy::MemcpyLimit)
+    }
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+impl FromStr for Strategy {
+    type Err = StrategyError;
+
+    /// Parses a name; surrounding whitespace is ignored, case is not.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let s = s.trim();
+        Ok(match s {
+            "cas-spin" => Strategy::CasSpin,
+            "spin" => Strategy::Spin,
+            "abs" => Strategy::Abs,
+            "abs-rocketmq" => Strategy::AbsRocketMq,
+            "parking_lot" => Strategy::ParkingLot,
+            "std" => Strategy::Std,
+            "spin-crate" => Strategy::SpinCrate,
+            "memcpy-limit" => Strategy::MemcpyLimit,
+            _ => {
+                let Some(k) = s.strip_prefix("backoff-k") else {
+                    return Err(StrategyError::Unknown(s.to_string()));
+                };
+                // Reject signs and blanks that `u32::from_str` would accept or explain badly.
+                if k.is_empty() || !k.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(StrategyError::BadK(s.to_string()));
+                }
+                match k.parse::<u32>() {
+                    Ok(k) if k <= MAX_BACKOFF_K => Strategy::Backoff(k),
+                    _ => return Err(StrategyError::BadK(s.to_string())),
+                }
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_default_name_round_trips() {
+        for s in DEFAULT_STRATEGIES.iter().chain([&Strategy::MemcpyLimit]) {
+            assert_eq!(s.name().parse::<Strategy>().unwrap(), *s);
+        }
+    }
+
+    #[test]
+    fn backoff_k_parses_its_number() {
+        assert_eq!("backoff-k10".parse(), Ok(Strategy::Backoff(10)));
+        assert_eq!("backoff-k0".parse(), Ok(Strategy::Backoff(0)));
+        assert_eq!(" backoff-k1000 ".parse(), Ok(Strategy::Backoff(1000)));
+    }
+
+    #[test]
+    fn bad_k_is_a_typed_error() {
+        for bad in ["backoff-k", "backoff-k-1", "backoff-k+5", "backoff-kx", "backoff-k99999999999"] {
+            assert_eq!(bad.parse::<Strategy>(), Err(StrategyError::BadK(bad.to_string())), "{bad}");
+        }
+    }
+
+    #[test]
+    fn unknown_names_are_rejected_with_the_name() {
+        for bad in ["", "Spin", "parking-lot", "mutex", "abs_rocketmq"] {
+            let err = bad.parse::<Strategy>().unwrap_err();
+            assert_eq!(err, StrategyError::Unknown(bad.to_string()));
+            assert!(err.to_string().contains("expected one of"));
+        }
+    }
+}
