@@ -1,0 +1,306 @@
+//! The CommitLog: one append-only log of records over fixed-size segments, with the
+//! put-message critical section under a lock `R` (RocketMQ `CommitLog` + `MappedFileQueue`).
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crossbeam_utils::CachePadded;
+use lock_api::RawMutex;
+
+use crate::codec::{self, RecordLayout};
+use crate::error::{FlushError, PutError};
+use crate::io::{FileOps, FsResult};
+use crate::segment::{BufferPool, Preallocator, Segment};
+
+/// Size of the end-of-segment blank record: total size (4) + blank magic (4). A record
+/// goes into a segment only if `len + BLANK_LEN <= space left` (RocketMQ
+/// `END_FILE_MIN_BLANK_LENGTH`), so a blank always fits.
+pub(crate) const BLANK_LEN: u64 = 8;
+
+/// RocketMQ's blank (end-of-file) magic code, `BLANK_MAGIC_CODE`.
+const BLANK_MAGIC: u32 = 0xCBD4_3194;
+
+/// State owned by the put-message lock.
+pub(crate) struct PutState {
+    /// Next physical offset to write.
+    write_pos: u64,
+    /// The segment containing `write_pos`; `None` when `write_pos` is at a segment start
+    /// whose segment does not exist yet.
+    current: Option<Arc<Segment>>,
+}
+
+/// One record of an encoded blob: where it starts in the blob and its layout.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RecordAt {
+    pub(crate) at: usize,
+    pub(crate) layout: RecordLayout,
+}
+
+/// What the critical section did.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Appended {
+    pub(crate) physical_offset: u64,
+    pub(crate) store_timestamp: i64,
+}
+
+/// How reads are bounded and what a flush covers.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LogMode {
+    pub(crate) pooled: bool,
+    pub(crate) sync_flush: bool,
+}
+
+/// An append-only commitlog over segments, generic over the put-message lock `R`.
+///
+/// Positions (physical offsets, bytes): `flushed <= committed <= write_pos`. Readers see
+/// `[0, readable_end)`: `flushed` under sync flush, `committed` in pooled write mode,
+/// `write_pos` otherwise. Source: RocketMQ `CommitLog`, `MappedFileQueue`.
+pub struct CommitLog<R: RawMutex> {
+    dir: PathBuf,
+    fs: FileOps,
+    segment_size: u64,
+    /// Append-only while the log is open: segments are never removed, so a `&Segment`
+    /// taken under the read lock stays valid for as long as `&self`.
+    segments: RwLock<Vec<Arc<Segment>>>,
+    put: lock_api::Mutex<R, PutState>,
+    write_pos: CachePadded<AtomicU64>,
+    committed: CachePadded<AtomicU64>,
+    flushed: CachePadded<AtomicU64>,
+    /// Serialises commits and flushes (flush thread, group commit, explicit flush).
+    flush_lock: Mutex<()>,
+    prealloc: Preallocator,
+    pool: Option<Arc<BufferPool>>,
+    mode: LogMode,
+}
+
+impl<R: RawMutex> std::fmt::Debug for CommitLog<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CommitLog")
+            .field("dir", &self.dir)
+            .field("write_pos", &self.write_pos())
+            .field("flushed", &self.flushed())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Milliseconds since the Unix epoch (vDSO `clock_gettime`, no syscall).
+#[inline]
+pub(crate) fn now_ms() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+}
+
+impl<R: RawMutex> CommitLog<R> {
+    /// Assembles a recovered log: `segments` contiguous, `write_pos` inside or at the end of
+    /// the last one, everything below `write_pos` durable.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        dir: PathBuf,
+        fs: FileOps,
+        segment_size: u64,
+        segments: Vec<Arc<Segment>>,
+        write_pos: u64,
+        lock: R,
+        prealloc: Preallocator,
+        pool: Option<Arc<BufferPool>>,
+        mode: LogMode,
+    ) -> Self {
+        let current = segments.last().filter(|s| s.start() <= write_pos && write_pos < s.end()).cloned();
+        let next = current.as_ref().map_or(write_pos, |s| s.end());
+        prealloc.prepare(next);
+        Self {
+            dir,
+            fs,
+            segment_size,
+            segments: RwLock::new(segments),
+            put: lock_api::Mutex::from_raw(lock, PutState { write_pos, current }),
+            write_pos: CachePadded::new(AtomicU64::new(write_pos)),
+            committed: CachePadded::new(AtomicU64::new(write_pos)),
+            flushed: CachePadded::new(AtomicU64::new(write_pos)),
+            flush_lock: Mutex::new(()),
+            prealloc,
+            pool,
+            mode,
+        }
+    }
+
+    /// The commitlog directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Bytes per segment.
+    pub fn segment_size(&self) -> u64 {
+        self.segment_size
+    }
+
+    /// Next physical offset to be written (published after each put).
+    pub fn write_pos(&self) -> u64 {
+        self.write_pos.load(Ordering::Acquire)
+    }
+
+    /// Physical offset up to which the pooled write buffers are copied to the files
+    /// (equals [`write_pos`](Self::write_pos) in mmap write mode).
+    pub fn committed(&self) -> u64 {
+        if self.mode.pooled { self.committed.load(Ordering::Acquire) } else { self.write_pos() }
+    }
+
+    /// Physical offset up to which the log is durable.
+    pub fn flushed(&self) -> u64 {
+        self.flushed.load(Ordering::Acquire)
+    }
+
+    /// End of what readers may see: flushed under sync flush, else committed.
+    pub fn readable_end(&self) -> u64 {
+        if self.mode.sync_flush { self.flushed() } else { self.committed() }
+    }
+
+    /// The put-message lock (for statistics).
+    pub fn put_lock(&self) -> &R {
+        // SAFETY: the reference is only used to read the lock's state or statistics; this
+        // crate never unlocks through it, and callers need `unsafe` to do so.
+        unsafe { self.put.raw() }
+    }
+
+    /// The put-message critical section: store timestamp, get or roll the last segment,
+    /// patch physical offsets, copy, advance the write position. No allocation and no
+    /// syscall except on a roll.
+    ///
+    /// `blob` holds one or more encoded records (queue offsets set, record CRCs sealed);
+    /// `records` says where each starts. The blob goes into one segment as a whole.
+    #[inline]
+    pub(crate) fn append(&self, blob: &mut [u8], records: &[RecordAt]) -> Result<Appended, PutError> {
+        let len = blob.len() as u64;
+        let mut st = self.put.lock();
+        let now = now_ms();
+        let fits = st.current.as_ref().is_some_and(|seg| seg.end() - st.write_pos >= len + BLANK_LEN);
+        if !fits {
+            self.roll(&mut st)?;
+        }
+        let pos = st.write_pos;
+        let Some(seg) = st.current.as_ref() else {
+            // `roll` leaves a current segment or returns an error.
+            return Err(PutError::Closed);
+        };
+        for r in records {
+            let rec = &mut blob[r.at..r.at + r.layout.total_size];
+            codec::set_physical_offset(rec, &r.layout, pos + r.at as u64);
+            codec::set_store_timestamp(rec, &r.layout, now);
+        }
+        // SAFETY: we hold the put lock (sole writer); `len + 8 <= end - pos` was checked
+        // (or the roll made a fresh segment, where the caller checked `len + 8 <= size`);
+        // `[pos, pos + len)` is at or above the published write position, unseen by readers.
+        unsafe { seg.write((pos - seg.start()) as usize, blob) };
+        st.write_pos = pos + len;
+        self.write_pos.store(pos + len, Ordering::Release);
+        Ok(Appended { physical_offset: pos, store_timestamp: now })
+    }
+
+    /// Ends the current segment with a blank record and makes the next one current. The
+    /// next segment is obtained first, so a failure changes nothing.
+    #[cold]
+    #[inline(never)]
+    fn roll(&self, st: &mut PutState) -> Result<(), PutError> {
+        let next_start = st.current.as_ref().map_or(st.write_pos, |s| s.end());
+        let next = Arc::new(self.prealloc.obtain(next_start).map_err(PutError::SegmentCreate)?);
+        if let Some(old) = st.current.as_ref() {
+            let space = old.end() - st.write_pos;
+            let mut blank = [0u8; BLANK_LEN as usize];
+            blank[..4].copy_from_slice(&(space as u32).to_be_bytes());
+            blank[4..].copy_from_slice(&BLANK_MAGIC.to_be_bytes());
+            // SAFETY: we hold the put lock; `space >= 8` is the segment invariant; the range
+            // is above the published write position.
+            unsafe { old.write((st.write_pos - old.start()) as usize, &blank) };
+        }
+        self.segments.write().unwrap_or_else(PoisonError::into_inner).push(Arc::clone(&next));
+        st.write_pos = next_start;
+        st.current = Some(next);
+        Ok(())
+    }
+
+    /// The segment containing `phys`, borrowed for as long as `&self`.
+    pub(crate) fn segment_at(&self, phys: u64) -> Option<&Segment> {
+        let segs = self.segments.read().unwrap_or_else(PoisonError::into_inner);
+        let first = segs.first()?.start();
+        let idx = usize::try_from(phys.checked_sub(first)? / self.segment_size).ok()?;
+        let seg = segs.get(idx)?;
+        let ptr: *const Segment = Arc::as_ptr(seg);
+        drop(segs);
+        // SAFETY: the vector only grows while the log lives and each Arc keeps its segment
+        // at a fixed heap address, so the segment outlives `&self`.
+        Some(unsafe { &*ptr })
+    }
+
+    /// The readable bytes from `phys` to the end of its segment or `limit`, whichever is first.
+    pub(crate) fn bytes_from(&self, phys: u64, limit: u64) -> Option<&[u8]> {
+        let limit = limit.min(self.readable_end());
+        if phys >= limit {
+            return None;
+        }
+        let seg = self.segment_at(phys)?;
+        let end = seg.end().min(limit);
+        // SAFETY: `[phys, end)` is inside the segment and below the readable end, so no
+        // writer touches it; the segment lives as long as `&self` (see `segment_at`).
+        Some(unsafe { seg.bytes((phys - seg.start()) as usize, (end - phys) as usize) })
+    }
+
+    /// Copies pooled write buffers to the files up to the write position. Caller holds
+    /// `flush_lock`.
+    fn commit_locked(&self) -> FsResult<u64> {
+        let target = self.write_pos();
+        let mut at = self.committed.load(Ordering::Acquire);
+        while at < target {
+            let Some(seg) = self.segment_at(at) else { break };
+            let upto = target.min(seg.end());
+            if seg.has_buffer() {
+                seg.commit(&self.fs, (at - seg.start()) as usize, (upto - at) as usize)?;
+            }
+            at = upto;
+            self.committed.store(at, Ordering::Release);
+            if at == seg.end()
+                && let Some(pool) = &self.pool
+            {
+                seg.release_buffer(pool);
+            }
+        }
+        Ok(at)
+    }
+
+    /// Commits pooled buffers (pooled write mode) without flushing; a no-op otherwise.
+    pub(crate) fn commit(&self) -> Result<u64, FlushError> {
+        if !self.mode.pooled {
+            return Ok(self.write_pos());
+        }
+        let _g = self.flush_lock.lock().unwrap_or_else(PoisonError::into_inner);
+        self.commit_locked().map_err(|e| FlushError::Io { flushed: self.flushed(), source: Arc::new(e) })
+    }
+
+    /// Commits (pooled mode) and msyncs everything written so far; returns the new flushed
+    /// position. A failure leaves the flushed position unchanged.
+    pub(crate) fn flush(&self) -> Result<u64, FlushError> {
+        let _g = self.flush_lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let from = self.flushed();
+        let io = |e| FlushError::Io { flushed: from, source: Arc::new(e) };
+        let end = if self.mode.pooled { self.commit_locked().map_err(io)? } else { self.write_pos() };
+        let mut at = from;
+        while at < end {
+            let Some(seg) = self.segment_at(at) else { break };
+            let upto = end.min(seg.end());
+            seg.sync(&self.fs, (at - seg.start()) as usize, (upto - at) as usize).map_err(io)?;
+            at = upto;
+        }
+        self.flushed.store(end, Ordering::Release);
+        Ok(end)
+    }
+
+    /// Bytes written but not yet flushed.
+    pub(crate) fn dirty(&self) -> u64 {
+        self.write_pos().saturating_sub(self.flushed())
+    }
+
+    /// Stops the preallocation thread.
+    pub(crate) fn shutdown(&self) {
+        self.prealloc.shutdown();
+    }
+}

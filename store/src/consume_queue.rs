@@ -1,0 +1,291 @@
+//! Consume queues: per (topic, queue id), an array of 20-byte entries indexed by queue
+//! offset, in files `consumequeue/{topic}/{queue}/{20-digit start byte}` (RocketMQ
+//! `ConsumeQueue`). Entry: commitlog physical offset (8), size (4), tag hash (8), big-endian.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, PoisonError, RwLock};
+
+use memmap2::MmapRaw;
+
+use crate::io::fault::FaultPoint;
+use crate::io::{FileOps, FsResult};
+use crate::segment::{file_name, parse_file_name};
+
+/// Bytes per consume-queue entry (RocketMQ `CQ_STORE_UNIT_SIZE`).
+pub(crate) const ENTRY_LEN: u64 = crate::codec::CQ_ENTRY_SIZE as u64;
+
+/// One consume-queue entry (the codec owns its 20-byte layout).
+pub(crate) use crate::codec::ConsumeQueueEntry as Entry;
+
+struct CqFile {
+    path: PathBuf,
+    map: MmapRaw,
+}
+
+/// One (topic, queue id) consume queue. One writer (the dispatcher, under the dispatch
+/// lock); readers read entries below `len`.
+pub(crate) struct ConsumeQueue {
+    dir: PathBuf,
+    fs: FileOps,
+    per_file: u64,
+    /// File `i` holds entries `[i * per_file, (i + 1) * per_file)`; append-only while open.
+    files: RwLock<Vec<Arc<CqFile>>>,
+    len: AtomicU64,
+    flushed_len: AtomicU64,
+}
+
+impl ConsumeQueue {
+    fn file_bytes(&self) -> u64 {
+        self.per_file * ENTRY_LEN
+    }
+
+    /// Opens the queue at `dir`. Any file that is not exactly as we write them makes the
+    /// whole queue be rebuilt: returns `Ok(None)` after removing its files.
+    pub(crate) fn open(fs: &FileOps, dir: PathBuf, per_file: u64) -> FsResult<Option<ConsumeQueue>> {
+        let mut named = Vec::new();
+        let mut bad = false;
+        for (name, path, ft) in fs.list_dir(&dir)? {
+            if name.ends_with(".tmp") {
+                fs.remove_file(&path)?;
+                continue;
+            }
+            match parse_file_name(&name) {
+                Some(start) if ft.is_file() => named.push((start, path)),
+                _ => {} // not ours
+            }
+        }
+        named.sort();
+        let cq = ConsumeQueue::empty(fs, dir, per_file);
+        let mut files = Vec::new();
+        for (i, (start, path)) in named.iter().enumerate() {
+            if *start != i as u64 * cq.file_bytes() {
+                bad = true;
+                break;
+            }
+            let file = fs.open_rw(path)?;
+            if fs.file_len(&file, path)? != cq.file_bytes() {
+                bad = true;
+                break;
+            }
+            let map = fs.map(&file, path, cq.file_bytes() as usize)?;
+            files.push(Arc::new(CqFile { path: path.clone(), map }));
+        }
+        if bad {
+            drop(files);
+            for (_, path) in &named {
+                fs.remove_file(path)?;
+            }
+            return Ok(None);
+        }
+        let n = files.len() as u64 * per_file;
+        *cq.files.write().unwrap_or_else(PoisonError::into_inner) = files;
+        cq.len.store(n, Ordering::Release);
+        Ok(Some(cq))
+    }
+
+    pub(crate) fn empty(fs: &FileOps, dir: PathBuf, per_file: u64) -> ConsumeQueue {
+        ConsumeQueue {
+            dir,
+            fs: fs.clone(),
+            per_file,
+            files: RwLock::new(Vec::new()),
+            len: AtomicU64::new(0),
+            flushed_len: AtomicU64::new(0),
+        }
+    }
+
+    /// Number of entries (the next queue offset).
+    pub(crate) fn len(&self) -> u64 {
+        self.len.load(Ordering::Acquire)
+    }
+
+    fn file(&self, idx: u64) -> Option<&CqFile> {
+        let files = self.files.read().unwrap_or_else(PoisonError::into_inner);
+        let f: *const CqFile = Arc::as_ptr(files.get(usize::try_from(idx).ok()?)?);
+        drop(files);
+        // SAFETY: files are only appended while the queue lives (truncation at recovery
+        // happens before any reader exists), and each Arc keeps its file at a fixed address.
+        Some(unsafe { &*f })
+    }
+
+    fn slot(&self, qo: u64) -> Option<(&CqFile, usize)> {
+        let f = self.file(qo / self.per_file)?;
+        Some((f, ((qo % self.per_file) * ENTRY_LEN) as usize))
+    }
+
+    /// Entry `qo` as stored, whether or not it is below `len` (recovery).
+    fn raw_entry(&self, qo: u64) -> Option<Entry> {
+        let (f, at) = self.slot(qo)?;
+        // SAFETY: `at + 20 <= file size`; entries are written only by the dispatcher, and this
+        // is called by readers below `len` (published after the write) or during recovery.
+        let b = unsafe { std::slice::from_raw_parts(f.map.as_ptr().add(at), ENTRY_LEN as usize) };
+        let mut raw = [0u8; ENTRY_LEN as usize];
+        raw.copy_from_slice(b);
+        Some(Entry::from_bytes(&raw))
+    }
+
+    /// Entry at queue offset `qo`, if dispatched.
+    pub(crate) fn entry(&self, qo: u64) -> Option<Entry> {
+        if qo >= self.len() {
+            return None;
+        }
+        self.raw_entry(qo)
+    }
+
+    /// Writes entry `qo` (dispatcher only). Idempotent: an identical entry is left alone;
+    /// a different one (stale, from before a truncation) is replaced and the queue cut after it.
+    pub(crate) fn put(&self, qo: u64, e: Entry) -> FsResult<()> {
+        let len = self.len();
+        if qo < len && self.raw_entry(qo) == Some(e) {
+            return Ok(());
+        }
+        let idx = qo / self.per_file;
+        loop {
+            let have = self.files.read().unwrap_or_else(PoisonError::into_inner).len() as u64;
+            if have > idx {
+                break;
+            }
+            let path = self.dir.join(file_name(have * self.file_bytes()));
+            self.fs.create_dir_all(&self.dir)?;
+            let file = self.fs.create_reserved(&path, self.file_bytes(), FaultPoint::ConsumeQueueCreate)?;
+            let map = self.fs.map(&file, &path, self.file_bytes() as usize)?;
+            self.files.write().unwrap_or_else(PoisonError::into_inner).push(Arc::new(CqFile { path, map }));
+        }
+        if qo + 1 < len {
+            self.truncate(qo + 1)?;
+        }
+        let Some((f, at)) = self.slot(qo) else { return Ok(()) };
+        let b = e.to_bytes();
+        // SAFETY: `at + 20 <= file size`; the dispatcher is the only writer, and entry `qo`
+        // is not below the published `len` unless it is being replaced (readers then see the
+        // old or new entry, both pointing at valid records or checked by decode).
+        unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), f.map.as_mut_ptr().add(at), b.len()) };
+        if qo + 1 > self.len() {
+            self.len.store(qo + 1, Ordering::Release);
+        }
+        Ok(())
+    }
+
+    /// Cuts the queue to `new_len` entries, zeroing the cut entries so they cannot come back.
+    pub(crate) fn truncate(&self, new_len: u64) -> FsResult<()> {
+        let old = self.files.read().unwrap_or_else(PoisonError::into_inner).len() as u64 * self.per_file;
+        self.len.store(new_len.min(self.len()), Ordering::Release);
+        let mut qo = new_len;
+        while qo < old {
+            let Some((f, at)) = self.slot(qo) else { break };
+            let n = (self.per_file - qo % self.per_file) as usize * ENTRY_LEN as usize;
+            // SAFETY: `[at, at + n)` is the rest of this file; no reader reads past `len`,
+            // which was lowered first.
+            let s = unsafe { std::slice::from_raw_parts_mut(f.map.as_mut_ptr().add(at), n) };
+            if s.iter().any(|&b| b != 0) {
+                s.fill(0);
+                self.fs.sync_map(&f.map, &f.path, at, n)?;
+            }
+            qo += n as u64 / ENTRY_LEN;
+        }
+        self.flushed_len.store(self.flushed_len.load(Ordering::Acquire).min(new_len), Ordering::Release);
+        Ok(())
+    }
+
+    /// Recovery: keeps the longest prefix whose last entry is valid and lies within
+    /// `[0, log_end)`, zeroing the rest.
+    pub(crate) fn recover(&self, log_end: u64) -> FsResult<()> {
+        let mut n = self.len();
+        while n > 0 {
+            match self.raw_entry(n - 1) {
+                Some(e) if e.size > 0 && e.physical_offset.checked_add(u64::from(e.size)).is_some_and(|x| x <= log_end) => {
+                    break;
+                }
+                _ => n -= 1,
+            }
+        }
+        self.len.store(self.files.read().unwrap_or_else(PoisonError::into_inner).len() as u64 * self.per_file, Ordering::Release);
+        self.truncate(n)?;
+        self.len.store(n, Ordering::Release);
+        self.flushed_len.store(n, Ordering::Release);
+        Ok(())
+    }
+
+    /// msyncs entries written since the last flush.
+    pub(crate) fn flush(&self) -> FsResult<()> {
+        let len = self.len();
+        let mut at = self.flushed_len.load(Ordering::Acquire);
+        while at < len {
+            let Some((f, off)) = self.slot(at) else { break };
+            let upto = len.min((at / self.per_file + 1) * self.per_file);
+            self.fs.sync_map(&f.map, &f.path, off, ((upto - at) * ENTRY_LEN) as usize)?;
+            at = upto;
+        }
+        self.flushed_len.store(len, Ordering::Release);
+        Ok(())
+    }
+}
+
+/// All consume queues of one log.
+pub(crate) struct ConsumeQueues {
+    root: PathBuf,
+    fs: FileOps,
+    per_file: u64,
+    queues: RwLock<HashMap<String, HashMap<u32, Arc<ConsumeQueue>>>>,
+}
+
+impl ConsumeQueues {
+    /// Opens every queue under `root` (`consumequeue/`). Returns the queues and whether a
+    /// damaged queue was dropped (then the log must be re-dispatched from its start).
+    pub(crate) fn open(fs: &FileOps, root: PathBuf, per_file: u64) -> FsResult<(ConsumeQueues, bool)> {
+        let mut queues: HashMap<String, HashMap<u32, Arc<ConsumeQueue>>> = HashMap::new();
+        let mut dropped = false;
+        for (topic, tdir, ft) in fs.list_dir(&root)? {
+            if !ft.is_dir() {
+                continue;
+            }
+            for (qname, qdir, ft) in fs.list_dir(&tdir)? {
+                let Ok(qid) = qname.parse::<u32>() else { continue };
+                if !ft.is_dir() {
+                    continue;
+                }
+                match ConsumeQueue::open(fs, qdir, per_file)? {
+                    Some(cq) => {
+                        queues.entry(topic.clone()).or_default().insert(qid, Arc::new(cq));
+                    }
+                    None => dropped = true,
+                }
+            }
+        }
+        Ok((ConsumeQueues { root, fs: fs.clone(), per_file, queues: RwLock::new(queues) }, dropped))
+    }
+
+    pub(crate) fn get(&self, topic: &str, queue_id: u32) -> Option<Arc<ConsumeQueue>> {
+        self.queues.read().unwrap_or_else(PoisonError::into_inner).get(topic)?.get(&queue_id).cloned()
+    }
+
+    pub(crate) fn get_or_create(&self, topic: &str, queue_id: u32) -> Arc<ConsumeQueue> {
+        if let Some(q) = self.get(topic, queue_id) {
+            return q;
+        }
+        let mut w = self.queues.write().unwrap_or_else(PoisonError::into_inner);
+        let dir = self.root.join(topic).join(queue_id.to_string());
+        Arc::clone(
+            w.entry(topic.to_owned())
+                .or_default()
+                .entry(queue_id)
+                .or_insert_with(|| Arc::new(ConsumeQueue::empty(&self.fs, dir, self.per_file))),
+        )
+    }
+
+    /// Every queue with its topic and id.
+    pub(crate) fn all(&self) -> Vec<(String, u32, Arc<ConsumeQueue>)> {
+        let r = self.queues.read().unwrap_or_else(PoisonError::into_inner);
+        r.iter().flat_map(|(t, qs)| qs.iter().map(|(q, cq)| (t.clone(), *q, Arc::clone(cq)))).collect()
+    }
+
+    pub(crate) fn flush(&self) -> FsResult<()> {
+        for (_, _, cq) in self.all() {
+            cq.flush()?;
+        }
+        Ok(())
+    }
+
+}

@@ -1,0 +1,197 @@
+//! Error types of the store's operations (ours; shape after redb's `src/error.rs`): one
+//! narrow `#[non_exhaustive]` enum per operation, each message saying what to do next.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::codec::{DecodeError, ValidationError};
+
+/// A file operation failed; names the operation and the path.
+#[derive(Debug, thiserror::Error)]
+#[error("could not {op} {}: {source}", path.display())]
+pub struct FileError {
+    op: &'static str,
+    path: PathBuf,
+    #[source]
+    source: io::Error,
+}
+
+impl FileError {
+    pub(crate) fn new(op: &'static str, path: &Path, source: io::Error) -> Self {
+        Self { op, path: path.to_path_buf(), source }
+    }
+
+    /// The file or directory the operation was on.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The operation that failed, e.g. `"msync"`, `"reserve disk space for"`.
+    pub fn op(&self) -> &'static str {
+        self.op
+    }
+
+    /// The underlying I/O error.
+    pub fn io_error(&self) -> &io::Error {
+        &self.source
+    }
+}
+
+/// [`MessageStore::open`](crate::MessageStore::open) failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OpenError {
+    /// A file operation failed while opening or recovering.
+    #[error("{0}; check that the store directory exists, is writable and has free space")]
+    Io(#[from] FileError),
+    /// Another store in this or another process has the directory open.
+    #[error("store directory {} is already open by another store; close that store first", path.display())]
+    InUse {
+        /// The store directory.
+        path: PathBuf,
+    },
+    /// A file is damaged in a way recovery cannot repair by truncation.
+    #[error("cannot recover {}: {reason}; move the file aside (the store keeps what precedes it) or restore it from a replica", path.display())]
+    Corrupt {
+        /// The damaged file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The configuration is unusable.
+    #[error("invalid store configuration: {0}")]
+    InvalidConfig(String),
+}
+
+/// [`MessageStore::put_message`](crate::MessageStore::put_message) or
+/// [`put_messages`](crate::MessageStore::put_messages) failed.
+///
+/// Except for [`PutError::Flush`], nothing was written: the write position, every file and
+/// every consume queue are unchanged.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PutError {
+    /// The message breaks a limit; fix the message.
+    #[error("message rejected, nothing written: {0}")]
+    Invalid(#[from] ValidationError),
+    /// The encoded record can never fit one segment (it needs `size + 8` bytes).
+    #[error("record of {size} bytes can never fit a segment of {segment_size} bytes; raise segment_size or send a smaller message")]
+    TooLargeForSegment {
+        /// Encoded record size in bytes.
+        size: usize,
+        /// Configured segment size in bytes.
+        segment_size: u64,
+    },
+    /// `put_messages` was given no messages.
+    #[error("empty batch: pass at least one message")]
+    EmptyBatch,
+    /// The encoded batch would need more than one segment roll; batches are all or nothing.
+    #[error("batch of {size} encoded bytes exceeds the {limit}-byte batch limit (segment size - 8); split the batch")]
+    BatchTooLarge {
+        /// Encoded batch size in bytes.
+        size: usize,
+        /// Largest accepted encoded batch in bytes.
+        limit: u64,
+    },
+    /// The next segment could not be created (disk full, permissions); nothing was written.
+    #[error("could not create the next commitlog segment, nothing written: {0}; free disk space and retry (reads keep working)")]
+    SegmentCreate(#[source] FileError),
+    /// The record is in the log at `physical_offset` but a sync flush did not make it
+    /// durable; it is not acknowledged. It may survive a crash or not.
+    #[error("message written at physical offset {physical_offset} but not acknowledged as durable: {source}")]
+    Flush {
+        /// Where the record was written.
+        physical_offset: u64,
+        /// Why the flush did not cover it.
+        #[source]
+        source: FlushError,
+    },
+    /// A [`Layout::PerTopic`](crate::Layout::PerTopic) batch named two topics.
+    #[error("batch mixes topics {first:?} and {other:?}; under Layout::PerTopic send one batch per topic")]
+    MixedTopics {
+        /// The batch's first topic.
+        first: String,
+        /// A different topic in the same batch.
+        other: String,
+    },
+    /// The store is closing.
+    #[error("store is closed; open it again to write")]
+    Closed,
+}
+
+/// A read failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReadError {
+    /// The record at `physical_offset` does not decode.
+    #[error("record at physical offset {physical_offset} is damaged: {source}; reopen the store to run recovery")]
+    Corrupt {
+        /// Where the record should start.
+        physical_offset: u64,
+        /// What the codec found.
+        #[source]
+        source: DecodeError,
+    },
+    /// A consume-queue entry points outside the readable commitlog.
+    #[error("consume queue {topic}/{queue_id} entry {queue_offset} points to [{physical_offset}, +{size}) outside the readable log; reopen the store to rebuild consume queues")]
+    BadQueueEntry {
+        /// Topic.
+        topic: String,
+        /// Queue id.
+        queue_id: u32,
+        /// Queue offset of the entry.
+        queue_offset: u64,
+        /// Physical offset in the entry.
+        physical_offset: u64,
+        /// Size in the entry, bytes.
+        size: u32,
+    },
+    /// `get_message_at` without a topic on a [`Layout::PerTopic`](crate::Layout::PerTopic)
+    /// store, where each topic has its own physical offsets.
+    #[error("per-topic layout: physical offsets are per topic; use get_message_at_in(topic, offset)")]
+    TopicRequired,
+    /// A consume-queue file could not be read or created.
+    #[error("{0}; reopen the store to rebuild consume queues")]
+    Io(#[from] FileError),
+}
+
+/// A flush failed; the flushed position did not advance past what is durable.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum FlushError {
+    /// `msync`/`fsync` or the pooled write failed.
+    #[error("flush failed, flushed position stays at {flushed}: {source}; retry once the disk is healthy")]
+    Io {
+        /// The flushed physical offset, unchanged by the failure.
+        flushed: u64,
+        /// The failed operation.
+        #[source]
+        source: Arc<FileError>,
+    },
+    /// No flush covered the offset within the sync-flush timeout (RocketMQ `syncFlushTimeout`).
+    #[error("no flush covered physical offset {offset} within {timeout:?}; the disk is slow or failing, retry or raise the sync flush timeout")]
+    Timeout {
+        /// The end offset waited for.
+        offset: u64,
+        /// The timeout.
+        timeout: Duration,
+    },
+    /// The store is closing.
+    #[error("store is closed; nothing more will be flushed")]
+    Closed,
+}
+
+/// [`MessageStore::close`](crate::MessageStore::close) failed; `abort` stays, so the next
+/// open runs crash recovery.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CloseError {
+    /// The final flush failed.
+    #[error("final flush failed: {0}; the next open will recover from the log")]
+    Flush(#[from] FlushError),
+    /// Writing the checkpoint or removing `abort` failed.
+    #[error("{0}; the next open will run crash recovery")]
+    Io(#[from] FileError),
+}

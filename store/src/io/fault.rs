@@ -1,0 +1,120 @@
+//! Test-only fault injection for the file-operation seam (ours, after redb's crash-consistency backend).
+
+use std::io;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A file operation of the store that a test can make fail.
+///
+/// Every file operation the store performs goes through `io::FileOps`, which asks the
+/// [`FaultInjector`] before doing the real work. Source: ours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FaultPoint {
+    /// `msync`/`fsync` of a commitlog segment or consume-queue file (a flush).
+    Sync,
+    /// Creating a new commitlog segment (create, `posix_fallocate`, rename); fails with `ENOSPC`.
+    SegmentCreate,
+    /// Creating a consume-queue file; fails with `ENOSPC`.
+    ConsumeQueueCreate,
+    /// A `pwrite` of the pooled write mode's commit thread (the transient store pool).
+    PooledWrite,
+    /// Writing the `checkpoint` file.
+    CheckpointWrite,
+    /// Mapping a file with `mmap`.
+    Map,
+}
+
+const POINTS: usize = 6;
+
+fn slot(point: FaultPoint) -> usize {
+    match point {
+        FaultPoint::Sync => 0,
+        FaultPoint::SegmentCreate => 1,
+        FaultPoint::ConsumeQueueCreate => 2,
+        FaultPoint::PooledWrite => 3,
+        FaultPoint::CheckpointWrite => 4,
+        FaultPoint::Map => 5,
+    }
+}
+
+/// Remaining failures meaning "fail until cleared".
+const ALWAYS: u64 = u64::MAX;
+
+#[derive(Debug, Default)]
+struct Counters {
+    /// Failures still to inject per point; `ALWAYS` until [`FaultInjector::clear`].
+    remaining: [AtomicU64; POINTS],
+    /// Failures injected so far per point.
+    injected: [AtomicU64; POINTS],
+}
+
+/// A handle that makes chosen file operations of a store fail, for tests.
+///
+/// Cloning gives another handle to the same switches, so a test keeps one clone and puts
+/// the other in [`StoreConfig::fault_injector`](crate::StoreConfig::fault_injector). A default
+/// injector injects nothing; the cost on the store's file operations is one relaxed atomic
+/// load (file operations are never on the put fast path). Source: ours.
+///
+/// # Examples
+/// ```
+/// use abslock_store::fault::{FaultInjector, FaultPoint};
+/// let faults = FaultInjector::default();
+/// faults.fail_always(FaultPoint::Sync);
+/// assert!(faults.check(FaultPoint::Sync).is_err());
+/// faults.clear(FaultPoint::Sync);
+/// assert!(faults.check(FaultPoint::Sync).is_ok());
+/// assert_eq!(faults.injected(FaultPoint::Sync), 1);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct FaultInjector {
+    counters: Arc<Counters>,
+}
+
+impl FaultInjector {
+    /// Makes every later `point` operation fail until [`clear`](Self::clear).
+    pub fn fail_always(&self, point: FaultPoint) {
+        self.counters.remaining[slot(point)].store(ALWAYS, Ordering::SeqCst);
+    }
+
+    /// Makes the next `times` `point` operations fail, then succeed again.
+    pub fn fail_times(&self, point: FaultPoint, times: u64) {
+        self.counters.remaining[slot(point)].store(times, Ordering::SeqCst);
+    }
+
+    /// Stops injecting failures at `point`.
+    pub fn clear(&self, point: FaultPoint) {
+        self.counters.remaining[slot(point)].store(0, Ordering::SeqCst);
+    }
+
+    /// How many failures were injected at `point` so far.
+    pub fn injected(&self, point: FaultPoint) -> u64 {
+        self.counters.injected[slot(point)].load(Ordering::SeqCst)
+    }
+
+    /// Returns the injected error if `point` is set to fail now, else `Ok(())`.
+    ///
+    /// # Errors
+    /// An `io::Error` (`ENOSPC` for creation points, `EIO` otherwise) while a failure is armed.
+    pub fn check(&self, point: FaultPoint) -> io::Result<()> {
+        let remaining = &self.counters.remaining[slot(point)];
+        let mut cur = remaining.load(Ordering::Relaxed);
+        loop {
+            if cur == 0 {
+                return Ok(());
+            }
+            let next = if cur == ALWAYS { ALWAYS } else { cur - 1 };
+            match remaining.compare_exchange_weak(cur, next, Ordering::SeqCst, Ordering::Relaxed) {
+                Ok(_) => break,
+                Err(actual) => cur = actual,
+            }
+        }
+        self.counters.injected[slot(point)].fetch_add(1, Ordering::SeqCst);
+        let errno = match point {
+            FaultPoint::SegmentCreate | FaultPoint::ConsumeQueueCreate => libc::ENOSPC,
+            _ => libc::EIO,
+        };
+        let os = io::Error::from_raw_os_error(errno);
+        Err(io::Error::new(os.kind(), format!("injected fault at {point:?}: {os}")))
+    }
+}

@@ -1,0 +1,216 @@
+//! The file-operation seam: every create, reserve, map, sync, write, rename and remove the
+//! store performs goes through [`FileOps`], so tests can inject faults in one place
+//! (ours, after redb's crash-consistency storage backend).
+
+pub mod fault;
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::FileExt;
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+
+use memmap2::{MmapOptions, MmapRaw};
+
+use crate::error::FileError;
+use fault::{FaultInjector, FaultPoint};
+
+/// Result of a file operation: the error names the path and the operation.
+pub(crate) type FsResult<T> = Result<T, FileError>;
+
+/// The store's only door to the file system. Cheap to clone.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FileOps {
+    faults: FaultInjector,
+}
+
+fn err(op: &'static str, path: &Path, source: io::Error) -> FileError {
+    FileError::new(op, path, source)
+}
+
+/// The temporary name a file is built under before its rename makes it visible.
+fn tmp_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".tmp");
+    path.with_file_name(name)
+}
+
+impl FileOps {
+    pub(crate) fn new(faults: FaultInjector) -> Self {
+        Self { faults }
+    }
+
+    fn check(&self, point: FaultPoint, op: &'static str, path: &Path) -> FsResult<()> {
+        self.faults.check(point).map_err(|e| err(op, path, e))
+    }
+
+    pub(crate) fn create_dir_all(&self, path: &Path) -> FsResult<()> {
+        fs::create_dir_all(path).map_err(|e| err("create directory", path, e))
+    }
+
+    /// Creates `path` with `len` bytes reserved on disk (`posix_fallocate`), built under a
+    /// temporary name and renamed into place, so a crash or a full disk never leaves a
+    /// half-made file under the final name, and a full disk is an error here rather than a
+    /// SIGBUS on a later store into the mapping. The new file reads as zeros.
+    pub(crate) fn create_reserved(&self, path: &Path, len: u64, point: FaultPoint) -> FsResult<File> {
+        let tmp = tmp_path(path);
+        let result = self.create_reserved_at(&tmp, path, len, point);
+        if result.is_err() {
+            // Best effort: a leftover tmp file is removed again at the next attempt or open.
+            let _ = fs::remove_file(&tmp);
+        }
+        result
+    }
+
+    fn create_reserved_at(&self, tmp: &Path, path: &Path, len: u64, point: FaultPoint) -> FsResult<File> {
+        let _ = fs::remove_file(tmp);
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(tmp)
+            .map_err(|e| err("create", tmp, e))?;
+        self.check(point, "reserve disk space for", path)?;
+        let len_off = libc::off_t::try_from(len)
+            .map_err(|_| err("reserve disk space for", path, io::Error::from(io::ErrorKind::InvalidInput)))?;
+        // SAFETY: `file` is an open, writable descriptor for the duration of the call;
+        // posix_fallocate takes no pointers.
+        let rc = unsafe { libc::posix_fallocate(file.as_raw_fd(), 0, len_off) };
+        if rc != 0 {
+            return Err(err("reserve disk space for", path, io::Error::from_raw_os_error(rc)));
+        }
+        fs::rename(tmp, path).map_err(|e| err("rename into place", path, e))?;
+        if let Some(dir) = path.parent() {
+            self.sync_dir(dir)?;
+        }
+        Ok(file)
+    }
+
+    /// Opens an existing file for reading and writing.
+    pub(crate) fn open_rw(&self, path: &Path) -> FsResult<File> {
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(|e| err("open", path, e))
+    }
+
+    /// Maps `len` bytes of `file` shared and writable.
+    pub(crate) fn map(&self, file: &File, path: &Path, len: usize) -> FsResult<MmapRaw> {
+        self.check(FaultPoint::Map, "map", path)?;
+        MmapOptions::new().len(len).map_raw(file).map_err(|e| err("map", path, e))
+    }
+
+    /// An anonymous writable mapping of `len` bytes (a pooled write buffer).
+    pub(crate) fn map_anon(&self, len: usize) -> io::Result<MmapRaw> {
+        MmapOptions::new().len(len).map_anon().map(MmapRaw::from)
+    }
+
+    /// `msync(MS_SYNC)` of `[offset, offset + len)` of a mapping (memmap2 aligns the start
+    /// down to a page).
+    pub(crate) fn sync_map(&self, map: &MmapRaw, path: &Path, offset: usize, len: usize) -> FsResult<()> {
+        self.check(FaultPoint::Sync, "msync", path)?;
+        if len == 0 {
+            return Ok(());
+        }
+        map.flush_range(offset, len).map_err(|e| err("msync", path, e))
+    }
+
+    /// `fsync` of a directory, so renames and creations in it are durable.
+    pub(crate) fn sync_dir(&self, dir: &Path) -> FsResult<()> {
+        let d = File::open(dir).map_err(|e| err("open directory", dir, e))?;
+        d.sync_all().map_err(|e| err("fsync directory", dir, e))
+    }
+
+    /// `pwrite` of all of `data` at `offset` (the pooled write mode's commit).
+    pub(crate) fn write_at(&self, file: &File, path: &Path, offset: u64, data: &[u8]) -> FsResult<()> {
+        self.check(FaultPoint::PooledWrite, "write", path)?;
+        file.write_all_at(data, offset).map_err(|e| err("write", path, e))
+    }
+
+    /// Writes a small file atomically: temporary file, `fsync`, rename, `fsync` of the
+    /// directory. Used for the checkpoint.
+    pub(crate) fn write_file_atomic(&self, path: &Path, bytes: &[u8]) -> FsResult<()> {
+        let tmp = tmp_path(path);
+        let result = (|| {
+            self.check(FaultPoint::CheckpointWrite, "write", path)?;
+            let mut f = File::create(&tmp).map_err(|e| err("create", &tmp, e))?;
+            f.write_all(bytes).map_err(|e| err("write", &tmp, e))?;
+            f.sync_all().map_err(|e| err("fsync", &tmp, e))?;
+            fs::rename(&tmp, path).map_err(|e| err("rename into place", path, e))?;
+            if let Some(dir) = path.parent() {
+                self.sync_dir(dir)?;
+            }
+            Ok(())
+        })();
+        if result.is_err() {
+            let _ = fs::remove_file(&tmp);
+        }
+        result
+    }
+
+    /// Reads a whole small file; `Ok(None)` if it does not exist.
+    pub(crate) fn read_optional(&self, path: &Path) -> FsResult<Option<Vec<u8>>> {
+        match fs::read(path) {
+            Ok(b) => Ok(Some(b)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(err("read", path, e)),
+        }
+    }
+
+    /// Creates an empty marker file (the `abort` file) and makes it durable.
+    pub(crate) fn create_marker(&self, path: &Path) -> FsResult<()> {
+        File::create(path).map_err(|e| err("create", path, e))?;
+        if let Some(dir) = path.parent() {
+            self.sync_dir(dir)?;
+        }
+        Ok(())
+    }
+
+    /// Removes a file; a missing file is not an error.
+    pub(crate) fn remove_file(&self, path: &Path) -> FsResult<()> {
+        match fs::remove_file(path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(err("remove", path, e)),
+        }
+    }
+
+    /// Lists the entries of a directory (a missing directory lists as empty).
+    pub(crate) fn list_dir(&self, dir: &Path) -> FsResult<Vec<(String, PathBuf, fs::FileType)>> {
+        let rd = match fs::read_dir(dir) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(err("list directory", dir, e)),
+        };
+        let mut out = Vec::new();
+        for entry in rd {
+            let entry = entry.map_err(|e| err("list directory", dir, e))?;
+            let ft = entry.file_type().map_err(|e| err("stat", &entry.path(), e))?;
+            if let Some(name) = entry.file_name().to_str() {
+                out.push((name.to_owned(), entry.path(), ft));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Takes an exclusive advisory lock (`flock`) on `path`, so two stores never open one
+    /// directory. The lock lives as long as the returned file.
+    pub(crate) fn lock_file(&self, path: &Path) -> FsResult<Option<File>> {
+        let f = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| err("create", path, e))?;
+        // SAFETY: `f` is an open descriptor for the duration of the call; flock takes no pointers.
+        let rc = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        if rc == 0 { Ok(Some(f)) } else { Ok(None) }
+    }
+
+    /// File length.
+    pub(crate) fn file_len(&self, file: &File, path: &Path) -> FsResult<u64> {
+        file.metadata().map(|m| m.len()).map_err(|e| err("stat", path, e))
+    }
+}

@@ -1,0 +1,488 @@
+//! One CommitLog with its consume queues, topic-queue table, flush and dispatch threads,
+//! checkpoint and `abort` marker, in one directory. [`MessageStore`](crate::MessageStore)
+//! uses one (`Layout::Single`) or one per topic (`Layout::PerTopic`).
+
+use std::cell::RefCell;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use lock_api::RawMutex;
+
+use crate::checkpoint::Checkpoint;
+use crate::codec::{self, Decoded, EncodeOptions, StoredMessage};
+use crate::commitlog::{BLANK_LEN, CommitLog, LogMode, RecordAt};
+use crate::config::{FlushMode, PAGE_SIZE, StoreConfig, WriteMode};
+use crate::consume_queue::{ConsumeQueues, Entry};
+use crate::error::{CloseError, FileError, FlushError, OpenError, PutError, ReadError};
+use crate::flush::{GroupCommit, Stop};
+use crate::io::FileOps;
+use crate::message::Message;
+use crate::recovery::recover_commitlog;
+use crate::segment::{BufferPool, Preallocator};
+use crate::store::PutResult;
+use crate::topic_queue::{Stripe, TopicQueueTable};
+
+thread_local! {
+    /// Per-thread encode buffer: a put allocates only when a record outgrows it.
+    static ENCODE_BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// Per-thread buffer for a batch's concatenated records.
+    static BATCH_BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// How often the dispatcher looks for new records (RocketMQ `ReputMessageService` sleeps 1 ms).
+const DISPATCH_INTERVAL: Duration = Duration::from_millis(1);
+
+/// Why dispatching stopped.
+#[derive(Debug)]
+pub(crate) enum DispatchError {
+    Io(FileError),
+    Decode { physical_offset: u64, source: codec::DecodeError },
+}
+
+pub(crate) struct Shared<R: RawMutex> {
+    dir: PathBuf,
+    config: StoreConfig,
+    opts: EncodeOptions,
+    log: CommitLog<R>,
+    cqs: ConsumeQueues,
+    table: TopicQueueTable,
+    /// Next commitlog offset to dispatch into consume queues.
+    reput: Mutex<u64>,
+    group: GroupCommit,
+    stop: Stop,
+    fs: FileOps,
+    async_flush_error: Mutex<Option<FlushError>>,
+    background_error: Mutex<Option<String>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl<R: RawMutex> Shared<R> {
+    /// Builds consume-queue entries for every record in `[reput, end)`. Idempotent.
+    fn dispatch_to(&self, end: u64) -> Result<(), DispatchError> {
+        let mut reput = lock(&self.reput);
+        while *reput < end {
+            let at = *reput;
+            let Some(bytes) = self.log.bytes_from(at, end) else { break };
+            match codec::decode(bytes, Some(at)) {
+                Ok(Decoded::Message(m)) => {
+                    let size = m.total_size();
+                    let cq = self.cqs.get_or_create(m.topic(), m.queue_id());
+                    let tag_hash = m.tags().map_or(0, codec::tag_hash);
+                    cq.put(m.queue_offset(), Entry { physical_offset: at, size, tag_hash })
+                        .map_err(DispatchError::Io)?;
+                    *reput = at + u64::from(size);
+                }
+                Ok(Decoded::Blank { size }) => *reput = at + u64::from(size).max(BLANK_LEN),
+                Err(source) => return Err(DispatchError::Decode { physical_offset: at, source }),
+            }
+        }
+        Ok(())
+    }
+
+    fn write_checkpoint(&self) -> Result<(), FileError> {
+        let consume_queue = *lock(&self.reput);
+        let commitlog = self.log.flushed();
+        self.cqs.flush()?;
+        Checkpoint { commitlog, consume_queue }.write(&self.fs, &self.dir.join("checkpoint"))
+    }
+
+    fn note(&self, what: String) {
+        *lock(&self.background_error) = Some(what);
+    }
+}
+
+/// One log and everything around it.
+pub(crate) struct LogStore<R: RawMutex + Send + Sync + 'static> {
+    shared: Arc<Shared<R>>,
+    threads: Vec<JoinHandle<()>>,
+    _dir_lock: File,
+}
+
+impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
+    /// Opens (creating or recovering) the log in `dir`.
+    pub(crate) fn open(dir: &Path, config: &StoreConfig, lock_: R) -> Result<Self, OpenError> {
+        config.validate().map_err(OpenError::InvalidConfig)?;
+        let fs = FileOps::new(config.fault_injector.clone());
+        fs.create_dir_all(dir)?;
+        let dir_lock =
+            fs.lock_file(&dir.join("lock"))?.ok_or_else(|| OpenError::InUse { path: dir.to_path_buf() })?;
+        let abort_path = dir.join("abort");
+        let checkpoint = Checkpoint::read(&fs, &dir.join("checkpoint"))?;
+        let crashed = abort_path.exists() || checkpoint.is_none();
+        let size = config.segment_size;
+        let clog_dir = dir.join("commitlog");
+        fs.create_dir_all(&clog_dir)?;
+        let rec = recover_commitlog(&fs, &clog_dir, size, checkpoint.map_or(0, |c| c.commitlog), crashed)?;
+        let write_pos = rec.write_pos;
+        let (cqs, dropped) = ConsumeQueues::open(&fs, dir.join("consumequeue"), config.consume_queue_entries)?;
+        for (_, _, cq) in cqs.all() {
+            cq.recover(write_pos)?;
+        }
+        let first = rec.segments.first().map_or(0, |s| s.start());
+        let reput = match checkpoint {
+            Some(c) if !dropped && !crashed => c.consume_queue.clamp(first, write_pos),
+            Some(c) if !dropped => {
+                let at = c.consume_queue.clamp(first, write_pos);
+                first + (at - first) / size * size
+            }
+            _ => first,
+        };
+        let pool = match config.write_mode {
+            WriteMode::Pooled { buffers, .. } => {
+                Some(Arc::new(BufferPool::new(&fs, buffers, size as usize, config.warm_up.mlock)))
+            }
+            _ => None,
+        };
+        let prealloc =
+            Preallocator::new(fs.clone(), clog_dir.clone(), size, config.warm_up, pool.clone(), config.preallocate);
+        let mut segments = rec.segments;
+        if segments.is_empty() {
+            segments.push(Arc::new(prealloc.obtain(0)?));
+        }
+        let mode = LogMode {
+            pooled: matches!(config.write_mode, WriteMode::Pooled { .. }),
+            sync_flush: matches!(config.flush, FlushMode::Sync { .. }),
+        };
+        let log = CommitLog::new(clog_dir, fs.clone(), size, segments, write_pos, lock_, prealloc, pool, mode);
+        fs.create_marker(&abort_path)?;
+        let opts = EncodeOptions {
+            store_host: config.store_host,
+            max_body_size: config.max_message_size,
+            append_record_crc: config.append_record_crc,
+        };
+        let shared = Arc::new(Shared {
+            dir: dir.to_path_buf(),
+            config: config.clone(),
+            opts,
+            log,
+            cqs,
+            table: TopicQueueTable::new(config.topic_queue_stripes),
+            reput: Mutex::new(reput),
+            group: GroupCommit::default(),
+            stop: Stop::default(),
+            fs,
+            async_flush_error: Mutex::new(None),
+            background_error: Mutex::new(None),
+        });
+        match shared.dispatch_to(write_pos) {
+            Ok(()) => {}
+            Err(DispatchError::Io(e)) => return Err(e.into()),
+            Err(DispatchError::Decode { physical_offset, source }) => {
+                return Err(OpenError::Corrupt {
+                    path: shared.log.dir().to_path_buf(),
+                    reason: format!("record at {physical_offset} passed recovery but not dispatch: {source}"),
+                });
+            }
+        }
+        for (topic, qid, cq) in shared.cqs.all() {
+            let stripe = shared.table.stripe_of(&topic, qid);
+            shared.table.lock(stripe).set(&topic, qid, cq.len());
+        }
+        let threads = spawn_services(&shared);
+        Ok(LogStore { shared, threads, _dir_lock: dir_lock })
+    }
+
+    fn check_fits(&self, size: usize) -> Result<(), PutError> {
+        let segment_size = self.shared.config.segment_size;
+        if size as u64 + BLANK_LEN > segment_size {
+            return Err(PutError::TooLargeForSegment { size, segment_size });
+        }
+        Ok(())
+    }
+
+    /// Validates `msg` without writing anything (used before creating a per-topic log).
+    pub(crate) fn validate(config: &StoreConfig, msg: &Message) -> Result<(), PutError> {
+        let opts = EncodeOptions {
+            store_host: config.store_host,
+            max_body_size: config.max_message_size,
+            append_record_crc: config.append_record_crc,
+        };
+        ENCODE_BUF.with_borrow_mut(|buf| codec::encode_into(msg, &opts, buf).map(|_| ()).map_err(PutError::from))
+    }
+
+    fn after_put(&self, physical_offset: u64, end: u64) -> Result<(), PutError> {
+        if let FlushMode::Sync { timeout } = self.shared.config.flush {
+            self.shared
+                .group
+                .wait_durable(&self.shared.log, end, timeout)
+                .map_err(|source| PutError::Flush { physical_offset, source })?;
+        }
+        Ok(())
+    }
+
+    /// The put path for one message.
+    pub(crate) fn put_message(&self, msg: &Message) -> Result<PutResult, PutError> {
+        let s = &*self.shared;
+        let (result, end) = ENCODE_BUF.with_borrow_mut(|buf| {
+            // Outside any lock: validate, encode, body CRC.
+            let layout = codec::encode_into(msg, &s.opts, buf)?;
+            self.check_fits(layout.total_size)?;
+            let (topic, queue_id) = (msg.topic(), msg.get_queue_id());
+            let mut stripe = s.table.lock(s.table.stripe_of(topic, queue_id));
+            let queue_offset = stripe.next(topic, queue_id);
+            codec::set_queue_offset(buf, &layout, queue_offset);
+            codec::seal_record_crc(buf, &layout);
+            let appended = s.log.append(buf, &[RecordAt { at: 0, layout }])?;
+            stripe.set(topic, queue_id, queue_offset + 1);
+            drop(stripe);
+            let size = layout.total_size as u32;
+            let end = appended.physical_offset + u64::from(size);
+            let r = PutResult {
+                physical_offset: appended.physical_offset,
+                queue_offset,
+                size,
+                store_timestamp: appended.store_timestamp,
+            };
+            Ok::<_, PutError>((r, end))
+        })?;
+        self.after_put(result.physical_offset, end)?;
+        Ok(result)
+    }
+
+    /// The put path for a batch: all records land contiguously in one segment, or none do.
+    pub(crate) fn put_messages(&self, msgs: &[Message]) -> Result<Vec<PutResult>, PutError> {
+        if msgs.is_empty() {
+            return Err(PutError::EmptyBatch);
+        }
+        let s = &*self.shared;
+        let (results, first, end) = BATCH_BUF.with_borrow_mut(|blob| {
+            ENCODE_BUF.with_borrow_mut(|buf| {
+                blob.clear();
+                let mut recs = Vec::with_capacity(msgs.len());
+                for m in msgs {
+                    let layout = codec::encode_into(m, &s.opts, buf)?;
+                    self.check_fits(layout.total_size)?;
+                    recs.push(RecordAt { at: blob.len(), layout });
+                    blob.extend_from_slice(buf);
+                }
+                let limit = s.config.segment_size - BLANK_LEN;
+                if blob.len() as u64 > limit {
+                    return Err(PutError::BatchTooLarge { size: blob.len(), limit });
+                }
+                let stripe_ids: Vec<usize> = msgs.iter().map(|m| s.table.stripe_of(m.topic(), m.get_queue_id())).collect();
+                let mut order = stripe_ids.clone();
+                order.sort_unstable();
+                order.dedup();
+                // Lock stripes in index order: no deadlock between overlapping batches.
+                let mut guards: Vec<MutexGuard<'_, Stripe>> = order.iter().map(|&i| s.table.lock(i)).collect();
+                let guard_of = |i: usize| order.binary_search(&stripe_ids[i]).unwrap_or(0);
+                let mut next: Vec<(usize, u64)> = Vec::with_capacity(msgs.len());
+                for (i, m) in msgs.iter().enumerate() {
+                    let (topic, qid) = (m.topic(), m.get_queue_id());
+                    let earlier = msgs[..i].iter().rposition(|p| p.topic() == topic && p.get_queue_id() == qid);
+                    let qo = match earlier {
+                        Some(j) => next[j].1 + 1,
+                        None => guards[guard_of(i)].next(topic, qid),
+                    };
+                    next.push((i, qo));
+                    let r = recs[i];
+                    let rec = &mut blob[r.at..r.at + r.layout.total_size];
+                    codec::set_queue_offset(rec, &r.layout, qo);
+                    codec::seal_record_crc(rec, &r.layout);
+                }
+                let appended = s.log.append(blob, &recs)?;
+                for (i, m) in msgs.iter().enumerate() {
+                    guards[guard_of(i)].set(m.topic(), m.get_queue_id(), next[i].1 + 1);
+                }
+                drop(guards);
+                let results: Vec<PutResult> = recs
+                    .iter()
+                    .zip(&next)
+                    .map(|(r, &(_, qo))| PutResult {
+                        physical_offset: appended.physical_offset + r.at as u64,
+                        queue_offset: qo,
+                        size: r.layout.total_size as u32,
+                        store_timestamp: appended.store_timestamp,
+                    })
+                    .collect();
+                Ok((results, appended.physical_offset, appended.physical_offset + blob.len() as u64))
+            })
+        })?;
+        self.after_put(first, end)?;
+        Ok(results)
+    }
+
+    fn catch_up(&self) -> Result<(), ReadError> {
+        let s = &*self.shared;
+        let _ = s.log.commit();
+        match s.dispatch_to(s.log.readable_end()) {
+            Ok(()) => Ok(()),
+            Err(DispatchError::Io(e)) => Err(ReadError::Io(e)),
+            Err(DispatchError::Decode { physical_offset, source }) => Err(ReadError::Corrupt { physical_offset, source }),
+        }
+    }
+
+    fn entry(&self, topic: &str, queue_id: u32, queue_offset: u64) -> Option<Entry> {
+        self.shared.cqs.get(topic, queue_id)?.entry(queue_offset)
+    }
+
+    /// Reads by (topic, queue id, queue offset).
+    pub(crate) fn get_message(
+        &self,
+        topic: &str,
+        queue_id: u32,
+        queue_offset: u64,
+    ) -> Result<Option<StoredMessage<'_>>, ReadError> {
+        let e = match self.entry(topic, queue_id, queue_offset) {
+            Some(e) => e,
+            None => {
+                self.catch_up()?;
+                match self.entry(topic, queue_id, queue_offset) {
+                    Some(e) => e,
+                    None => return Ok(None),
+                }
+            }
+        };
+        if e.size == 0 {
+            return Ok(None);
+        }
+        let bad = || ReadError::BadQueueEntry {
+            topic: topic.to_owned(),
+            queue_id,
+            queue_offset,
+            physical_offset: e.physical_offset,
+            size: e.size,
+        };
+        let end = e.physical_offset.checked_add(u64::from(e.size)).ok_or_else(bad)?;
+        let bytes = self.shared.log.bytes_from(e.physical_offset, end).ok_or_else(bad)?;
+        if bytes.len() != e.size as usize {
+            return Err(bad());
+        }
+        match codec::decode(bytes, Some(e.physical_offset)) {
+            Ok(Decoded::Message(m)) => Ok(Some(m)),
+            Ok(_) => Err(bad()),
+            Err(source) => Err(ReadError::Corrupt { physical_offset: e.physical_offset, source }),
+        }
+    }
+
+    /// Reads the record starting at `physical_offset`.
+    pub(crate) fn get_message_at(&self, physical_offset: u64) -> Result<Option<StoredMessage<'_>>, ReadError> {
+        let log = &self.shared.log;
+        if physical_offset >= log.readable_end() {
+            let _ = log.commit();
+        }
+        let Some(bytes) = log.bytes_from(physical_offset, u64::MAX) else { return Ok(None) };
+        match codec::decode(bytes, Some(physical_offset)) {
+            Ok(Decoded::Message(m)) => Ok(Some(m)),
+            Ok(_) => Ok(None),
+            Err(source) => Err(ReadError::Corrupt { physical_offset, source }),
+        }
+    }
+
+    /// Commits and msyncs everything written; returns the flushed offset.
+    pub(crate) fn flush(&self) -> Result<u64, FlushError> {
+        let r = self.shared.log.flush();
+        self.shared.group.notify_progress();
+        if r.is_ok() {
+            *lock(&self.shared.async_flush_error) = None;
+        }
+        r
+    }
+
+    /// Number of consume-queue entries of (topic, queue id) (its next queue offset),
+    /// after dispatching everything readable.
+    pub(crate) fn queue_len(&self, topic: &str, queue_id: u32) -> Result<u64, ReadError> {
+        self.catch_up()?;
+        Ok(self.shared.cqs.get(topic, queue_id).map_or(0, |cq| cq.len()))
+    }
+
+    pub(crate) fn log(&self) -> &CommitLog<R> {
+        &self.shared.log
+    }
+
+    /// The last error of a background thread (async flush, dispatch, checkpoint), if any.
+    pub(crate) fn background_error(&self) -> Option<String> {
+        if let Some(e) = lock(&self.shared.async_flush_error).as_ref() {
+            return Some(e.to_string());
+        }
+        lock(&self.shared.background_error).clone()
+    }
+
+    fn stop_threads(&mut self) {
+        let s = &self.shared;
+        s.stop.stop();
+        s.group.shutdown();
+        s.log.shutdown();
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+
+    /// Clean shutdown: flush, dispatch, checkpoint, remove `abort`.
+    pub(crate) fn close(mut self) -> Result<(), CloseError> {
+        self.shared.log.flush()?;
+        self.stop_threads();
+        let s = &*self.shared;
+        match s.dispatch_to(s.log.write_pos()) {
+            Err(DispatchError::Io(e)) => return Err(e.into()),
+            // Recovery rebuilds what dispatch could not.
+            Err(DispatchError::Decode { .. }) | Ok(()) => {}
+        }
+        s.write_checkpoint()?;
+        s.fs.remove_file(&s.dir.join("abort"))?;
+        s.fs.sync_dir(&s.dir)?;
+        Ok(())
+    }
+}
+
+impl<R: RawMutex + Send + Sync + 'static> Drop for LogStore<R> {
+    /// Without `close`: stops the threads and leaves `abort`, like a crash that keeps the
+    /// page cache (the next open runs crash recovery).
+    fn drop(&mut self) {
+        self.stop_threads();
+    }
+}
+
+fn spawn_services<R: RawMutex + Send + Sync + 'static>(shared: &Arc<Shared<R>>) -> Vec<JoinHandle<()>> {
+    let mut threads = Vec::new();
+    let s = Arc::clone(shared);
+    threads.push(
+        std::thread::Builder::new()
+            .name("abslock-store-flush".into())
+            .spawn(move || match s.config.flush {
+                FlushMode::Sync { .. } => s.group.run(&s.log),
+                FlushMode::Async { interval, least_pages } => {
+                    let tick = match s.config.write_mode {
+                        WriteMode::Pooled { commit_interval, .. } => commit_interval.min(interval),
+                        _ => interval,
+                    };
+                    crate::flush::run_async(
+                        &s.log,
+                        &s.stop,
+                        tick,
+                        interval,
+                        u64::from(least_pages) * PAGE_SIZE,
+                        &s.async_flush_error,
+                    );
+                }
+            })
+            .expect("spawning the flush thread"),
+    );
+    let s = Arc::clone(shared);
+    threads.push(
+        std::thread::Builder::new()
+            .name("abslock-store-dispatch".into())
+            .spawn(move || {
+                let mut last_checkpoint = Instant::now();
+                while !s.stop.wait(DISPATCH_INTERVAL) {
+                    if let Err(e) = s.dispatch_to(s.log.readable_end()) {
+                        s.note(format!("dispatch stopped: {e:?}"));
+                    }
+                    if last_checkpoint.elapsed() >= s.config.checkpoint_interval {
+                        last_checkpoint = Instant::now();
+                        if let Err(e) = s.write_checkpoint() {
+                            s.note(format!("checkpoint failed: {e}"));
+                        }
+                    }
+                }
+            })
+            .expect("spawning the dispatch thread"),
+    );
+    threads
+}

@@ -1,0 +1,217 @@
+//! Commitlog segments: fixed-size, memory-mapped files named by their 20-digit start
+//! offset (RocketMQ `MappedFile`), the pooled write buffers (RocketMQ
+//! `TransientStorePool`) and the background preallocator (RocketMQ
+//! `AllocateMappedFileService`).
+
+mod pool;
+mod preallocate;
+
+pub(crate) use pool::BufferPool;
+pub(crate) use preallocate::Preallocator;
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use memmap2::{Advice, MmapRaw};
+
+use crate::config::{PAGE_SIZE, WarmUp};
+use crate::io::fault::FaultPoint;
+use crate::io::{FileOps, FsResult};
+
+/// The 20-digit, zero-padded file name of a file starting at `offset` (RocketMQ's naming).
+pub(crate) fn file_name(offset: u64) -> String {
+    format!("{offset:020}")
+}
+
+/// Parses a 20-digit file name; anything else is not ours.
+pub(crate) fn parse_file_name(name: &str) -> Option<u64> {
+    if name.len() == 20 && name.bytes().all(|b| b.is_ascii_digit()) { name.parse().ok() } else { None }
+}
+
+/// One commitlog segment: `[start, start + size)` of the log.
+///
+/// Concurrency: bytes below the log's published write (or commit) position are immutable and
+/// read by any thread; bytes at and above it are written only by the put-message critical
+/// section (which holds the put lock). The two ranges never overlap, so readers and the
+/// writer never touch the same byte.
+pub(crate) struct Segment {
+    start: u64,
+    size: u64,
+    path: PathBuf,
+    file: File,
+    map: MmapRaw,
+    /// Where the critical section copies to: the pooled buffer if the segment has one,
+    /// else the mapping. Fixed at creation.
+    write_ptr: *mut u8,
+    /// The pooled write buffer, until the commit thread has copied all of it to the file
+    /// and returned it to the pool.
+    buffer: Mutex<Option<MmapRaw>>,
+    has_buffer: bool,
+}
+
+// SAFETY: `write_ptr` points into `map` or into the buffer owned by `buffer`, both of which
+// live as long as the segment (a buffer is only returned to the pool after the segment is
+// full and committed, when no writer uses `write_ptr` again). Writes through it happen only
+// under the put-message lock, on bytes no reader reads (see the type's doc).
+unsafe impl Send for Segment {}
+// SAFETY: as for `Send`: shared access is reads of published bytes and writes under the put lock.
+unsafe impl Sync for Segment {}
+
+impl std::fmt::Debug for Segment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Segment").field("start", &self.start).field("size", &self.size).finish()
+    }
+}
+
+impl Segment {
+    /// Creates `dir/{start:020}` with `size` bytes reserved, maps it, optionally warms it and
+    /// borrows a pooled write buffer.
+    pub(crate) fn create(
+        fs: &FileOps,
+        dir: &Path,
+        start: u64,
+        size: u64,
+        warm: WarmUp,
+        pool: Option<&BufferPool>,
+    ) -> FsResult<Segment> {
+        let path = dir.join(file_name(start));
+        let file = fs.create_reserved(&path, size, FaultPoint::SegmentCreate)?;
+        let map = match fs.map(&file, &path, size as usize) {
+            Ok(m) => m,
+            Err(e) => {
+                let _ = fs.remove_file(&path);
+                return Err(e);
+            }
+        };
+        if warm.enabled {
+            warm_up(&map, warm.mlock);
+        }
+        let buffer = pool.and_then(BufferPool::borrow);
+        Ok(Self::assemble(start, size, path, file, map, buffer))
+    }
+
+    /// Opens and maps an existing segment file (recovery).
+    pub(crate) fn open(fs: &FileOps, path: PathBuf, start: u64, size: u64) -> FsResult<Segment> {
+        let file = fs.open_rw(&path)?;
+        let map = fs.map(&file, &path, size as usize)?;
+        Ok(Self::assemble(start, size, path, file, map, None))
+    }
+
+    fn assemble(start: u64, size: u64, path: PathBuf, file: File, map: MmapRaw, buffer: Option<MmapRaw>) -> Segment {
+        let write_ptr = buffer.as_ref().map_or(map.as_mut_ptr(), MmapRaw::as_mut_ptr);
+        let has_buffer = buffer.is_some();
+        Segment { start, size, path, file, map, write_ptr, buffer: Mutex::new(buffer), has_buffer }
+    }
+
+    /// First physical offset of the segment.
+    pub(crate) fn start(&self) -> u64 {
+        self.start
+    }
+
+    /// One past the last physical offset of the segment.
+    pub(crate) fn end(&self) -> u64 {
+        self.start + self.size
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub(crate) fn has_buffer(&self) -> bool {
+        self.has_buffer
+    }
+
+    /// The mapped bytes `[rel, rel + len)` of the file.
+    ///
+    /// # Safety
+    /// The range must lie within the segment and below the published readable position (no
+    /// concurrent writer), for as long as the returned slice lives.
+    pub(crate) unsafe fn bytes(&self, rel: usize, len: usize) -> &[u8] {
+        debug_assert!(rel as u64 + len as u64 <= self.size);
+        // SAFETY: the caller guarantees the range is in bounds of the mapping and not written
+        // concurrently; the mapping lives as long as `self`.
+        unsafe { std::slice::from_raw_parts(self.map.as_ptr().add(rel), len) }
+    }
+
+    /// Copies `data` to `rel` in the write target (pooled buffer or mapping).
+    ///
+    /// # Safety
+    /// Caller holds the put-message lock (sole writer), `rel + data.len() <= size`, and
+    /// `[rel, rel + len)` is above every published readable position.
+    #[inline]
+    pub(crate) unsafe fn write(&self, rel: usize, data: &[u8]) {
+        debug_assert!(rel as u64 + data.len() as u64 <= self.size);
+        // SAFETY: in bounds by the caller's contract; `write_ptr` is valid for `size` bytes
+        // (see the `Send` impl); source and target never overlap (the source is a private buffer).
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), self.write_ptr.add(rel), data.len()) }
+    }
+
+    /// The pooled buffer's bytes `[rel, rel + len)`, for the commit thread.
+    ///
+    /// # Safety
+    /// The range lies below the published write position (written, no concurrent writer).
+    pub(crate) unsafe fn buffered(&self, rel: usize, len: usize) -> &[u8] {
+        // SAFETY: `write_ptr` is valid for `size` bytes; the range is in bounds and not
+        // being written, by the caller's contract.
+        unsafe { std::slice::from_raw_parts(self.write_ptr.add(rel), len) }
+    }
+
+    /// Commits `[rel, rel + len)` of the pooled buffer to the file with `pwrite`.
+    pub(crate) fn commit(&self, fs: &FileOps, rel: usize, len: usize) -> FsResult<()> {
+        // SAFETY: the commit thread only commits below the published write position.
+        let data = unsafe { self.buffered(rel, len) };
+        fs.write_at(&self.file, &self.path, rel as u64, data)
+    }
+
+    /// Returns the pooled buffer once the segment is full and fully committed.
+    pub(crate) fn release_buffer(&self, pool: &BufferPool) {
+        let taken = self.buffer.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        if let Some(buf) = taken {
+            pool.give_back(buf);
+        }
+    }
+
+    /// `msync` of `[rel, rel + len)`.
+    pub(crate) fn sync(&self, fs: &FileOps, rel: usize, len: usize) -> FsResult<()> {
+        fs.sync_map(&self.map, &self.path, rel, len)
+    }
+
+    /// Zeroes `[rel, size)` in the mapping (skipping pages already zero) and syncs it, so no
+    /// stale record past a recovered write position can ever be replayed.
+    pub(crate) fn zero_tail(&self, fs: &FileOps, rel: usize) -> FsResult<()> {
+        let size = self.size as usize;
+        let mut at = rel;
+        let mut dirty = false;
+        while at < size {
+            let chunk = (PAGE_SIZE as usize - at % PAGE_SIZE as usize).min(size - at);
+            // SAFETY: `[at, at + chunk)` is inside the mapping; recovery runs before any other
+            // thread can reach the segment.
+            let page = unsafe { std::slice::from_raw_parts_mut(self.map.as_mut_ptr().add(at), chunk) };
+            if page.iter().any(|&b| b != 0) {
+                page.fill(0);
+                dirty = true;
+            }
+            at += chunk;
+        }
+        if dirty { self.sync(fs, rel, size - rel) } else { Ok(()) }
+    }
+}
+
+/// Touches every page (a write of zero into a fresh, all-zero file), `madvise(WILLNEED)`,
+/// optionally `mlock`. Only for fresh segments: it overwrites byte 0 of every page.
+fn warm_up(map: &MmapRaw, lock: bool) {
+    let ptr = map.as_mut_ptr();
+    let mut at = 0;
+    while at < map.len() {
+        // SAFETY: `at < len`, inside the mapping; the segment is fresh (all zeros) and not yet
+        // visible to any other thread.
+        unsafe { std::ptr::write_volatile(ptr.add(at), 0) };
+        at += PAGE_SIZE as usize;
+    }
+    // Advice and mlock are hints: failure costs page faults, not correctness.
+    let _ = map.advise(Advice::WillNeed);
+    if lock {
+        let _ = map.lock();
+    }
+}

@@ -1,0 +1,350 @@
+//! [`MessageStore`]: the public store API over one log ([`Layout::Single`], RocketMQ) or
+//! one log per topic ([`Layout::PerTopic`], Kafka-style).
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, PoisonError, RwLock};
+
+use lock_api::RawMutex;
+
+use crate::codec::StoredMessage;
+use crate::config::{Layout, StoreConfig};
+use crate::error::{CloseError, FlushError, OpenError, PutError, ReadError};
+use crate::io::FileOps;
+use crate::log_store::LogStore;
+use crate::message::Message;
+
+/// Where a put landed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PutResult {
+    /// Byte offset of the record in its commitlog (per topic under [`Layout::PerTopic`]).
+    pub physical_offset: u64,
+    /// Index of the message in its (topic, queue id) consume queue.
+    pub queue_offset: u64,
+    /// Record size in bytes.
+    pub size: u32,
+    /// Store timestamp written into the record, ms since the Unix epoch.
+    pub store_timestamp: i64,
+}
+
+type MakeLock<R> = Box<dyn Fn() -> R + Send + Sync>;
+
+enum Logs<R: RawMutex + Send + Sync + 'static> {
+    Single(LogStore<R>),
+    PerTopic {
+        root: PathBuf,
+        /// Append-only while the store is open: a `&LogStore` stays valid for `&self`.
+        logs: RwLock<HashMap<String, Arc<LogStore<R>>>>,
+        make_lock: MakeLock<R>,
+        _root_lock: File,
+    },
+}
+
+/// A RocketMQ-style message store: CommitLog segments, consume queues, flush, recovery,
+/// generic over the put-message lock `R`.
+///
+/// Source: RocketMQ `DefaultMessageStore` (`Layout::Single`); `Layout::PerTopic` is ours.
+///
+/// # Examples
+/// ```
+/// use abslock_store::{Message, MessageStore, StoreConfig};
+/// let dir = tempfile::tempdir()?;
+/// let config = StoreConfig { segment_size: 1 << 20, ..StoreConfig::default() };
+/// let store: MessageStore<parking_lot::RawMutex> = MessageStore::open(dir.path(), config)?;
+/// let put = store.put_message(&Message::new("orders", b"hello".to_vec()).queue_id(0))?;
+/// let msg = store.get_message("orders", 0, put.queue_offset)?.expect("just written");
+/// assert_eq!(msg.body(), b"hello");
+/// store.close()?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct MessageStore<R: RawMutex + Send + Sync + 'static> {
+    dir: PathBuf,
+    config: StoreConfig,
+    logs: Logs<R>,
+}
+
+impl<R: RawMutex + Send + Sync + 'static> std::fmt::Debug for MessageStore<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MessageStore").field("dir", &self.dir).field("layout", &self.config.layout).finish()
+    }
+}
+
+impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
+    /// Opens the store in `dir` (created if missing), recovering after a crash; the
+    /// put-message lock starts as `R::INIT`.
+    ///
+    /// # Errors
+    /// [`OpenError`]: I/O (with the path), a directory already open, a damaged file that
+    /// truncation cannot repair, an invalid configuration.
+    pub fn open(dir: impl AsRef<Path>, config: StoreConfig) -> Result<Self, OpenError> {
+        Self::open_with_lock(dir, config, || R::INIT)
+    }
+
+    /// Like [`open`](Self::open), with each put-message lock made by `make_lock` (for locks
+    /// whose useful configuration is not `INIT`, e.g. `RawBackoffLock::with_k(10)`).
+    ///
+    /// # Errors
+    /// As [`open`](Self::open).
+    pub fn open_with_lock(
+        dir: impl AsRef<Path>,
+        config: StoreConfig,
+        make_lock: impl Fn() -> R + Send + Sync + 'static,
+    ) -> Result<Self, OpenError> {
+        let dir = dir.as_ref().to_path_buf();
+        config.validate().map_err(OpenError::InvalidConfig)?;
+        let fs = FileOps::new(config.fault_injector.clone());
+        fs.create_dir_all(&dir)?;
+        let logs = match config.layout {
+            Layout::Single => {
+                if dir.join("topics").is_dir() {
+                    return Err(OpenError::InvalidConfig(format!(
+                        "{} holds a Layout::PerTopic store; open it with that layout",
+                        dir.display()
+                    )));
+                }
+                Logs::Single(LogStore::open(&dir, &config, make_lock())?)
+            }
+            Layout::PerTopic => {
+                if dir.join("commitlog").is_dir() {
+                    return Err(OpenError::InvalidConfig(format!(
+                        "{} holds a Layout::Single store; open it with that layout",
+                        dir.display()
+                    )));
+                }
+                let root_lock =
+                    fs.lock_file(&dir.join("lock"))?.ok_or_else(|| OpenError::InUse { path: dir.clone() })?;
+                let root = dir.join("topics");
+                fs.create_dir_all(&root)?;
+                let mut logs = HashMap::new();
+                for (name, path, ft) in fs.list_dir(&root)? {
+                    if ft.is_dir() {
+                        logs.insert(name, Arc::new(LogStore::open(&path, &config, make_lock())?));
+                    }
+                }
+                Logs::PerTopic { root, logs: RwLock::new(logs), make_lock: Box::new(make_lock), _root_lock: root_lock }
+            }
+        };
+        Ok(Self { dir, config, logs })
+    }
+
+    /// The log of `topic`, if it exists, borrowed for `&self`.
+    fn log_of(&self, topic: &str) -> Option<&LogStore<R>> {
+        match &self.logs {
+            Logs::Single(l) => Some(l),
+            Logs::PerTopic { logs, .. } => {
+                let map = logs.read().unwrap_or_else(PoisonError::into_inner);
+                let p: *const LogStore<R> = Arc::as_ptr(map.get(topic)?);
+                drop(map);
+                // SAFETY: per-topic logs are never removed while the store is open and each
+                // Arc keeps its log at a fixed address, so it outlives `&self`.
+                Some(unsafe { &*p })
+            }
+        }
+    }
+
+    fn log_for_put(&self, msg: &Message) -> Result<&LogStore<R>, PutError> {
+        if let Some(l) = self.log_of(msg.topic()) {
+            return Ok(l);
+        }
+        let Logs::PerTopic { root, logs, make_lock, .. } = &self.logs else { return Err(PutError::Closed) };
+        // Validate before creating a directory named after the topic.
+        LogStore::<R>::validate(&self.config, msg)?;
+        let mut map = logs.write().unwrap_or_else(PoisonError::into_inner);
+        if !map.contains_key(msg.topic()) {
+            let log = LogStore::open(&root.join(msg.topic()), &self.config, make_lock()).map_err(|e| match e {
+                OpenError::Io(f) => PutError::SegmentCreate(f),
+                other => PutError::SegmentCreate(crate::error::FileError::new(
+                    "open topic log",
+                    &root.join(msg.topic()),
+                    std::io::Error::other(other.to_string()),
+                )),
+            })?;
+            map.insert(msg.topic().to_owned(), Arc::new(log));
+        }
+        drop(map);
+        self.log_of(msg.topic()).ok_or(PutError::Closed)
+    }
+
+    /// Appends one message. Validation, encoding and CRCs happen before any lock; the
+    /// queue offset is assigned under the topic-queue stripe lock, held across the
+    /// put-message critical section. Under sync flush, returns once the record is durable.
+    ///
+    /// # Errors
+    /// [`PutError`]: a broken limit (nothing written), no space for the next segment
+    /// (nothing written), a failed or timed-out sync flush (written, not acknowledged).
+    pub fn put_message(&self, msg: &Message) -> Result<PutResult, PutError> {
+        self.log_for_put(msg)?.put_message(msg)
+    }
+
+    /// Appends a batch, all or nothing: every message is validated first and the records
+    /// land contiguously in one segment. Messages may name different topics and queues
+    /// (under [`Layout::PerTopic`], one topic per batch).
+    ///
+    /// # Errors
+    /// As [`put_message`](Self::put_message); also [`PutError::EmptyBatch`],
+    /// [`PutError::BatchTooLarge`] (encoded batch over segment size - 8 bytes).
+    pub fn put_messages(&self, msgs: &[Message]) -> Result<Vec<PutResult>, PutError> {
+        let Some(first) = msgs.first() else { return Err(PutError::EmptyBatch) };
+        if matches!(self.logs, Logs::PerTopic { .. }) {
+            for m in msgs {
+                LogStore::<R>::validate(&self.config, m)?;
+                if m.topic() != first.topic() {
+                    return Err(PutError::MixedTopics { first: first.topic().to_owned(), other: m.topic().to_owned() });
+                }
+            }
+        }
+        self.log_for_put(first)?.put_messages(msgs)
+    }
+
+    /// Reads the message at `queue_offset` of (topic, queue id), zero-copy. `Ok(None)` if
+    /// no such message is readable (yet).
+    ///
+    /// # Errors
+    /// [`ReadError`]: a damaged record or consume-queue entry.
+    pub fn get_message(
+        &self,
+        topic: &str,
+        queue_id: u32,
+        queue_offset: u64,
+    ) -> Result<Option<StoredMessage<'_>>, ReadError> {
+        match self.log_of(topic) {
+            Some(l) => l.get_message(topic, queue_id, queue_offset),
+            None => Ok(None),
+        }
+    }
+
+    /// Reads the record starting at `physical_offset` of the ([`Layout::Single`]) log.
+    /// `Ok(None)` past the readable end or at an end-of-segment blank.
+    ///
+    /// # Errors
+    /// [`ReadError::Corrupt`] if no valid record starts there; [`ReadError::TopicRequired`]
+    /// under [`Layout::PerTopic`] (use [`get_message_at_in`](Self::get_message_at_in)).
+    pub fn get_message_at(&self, physical_offset: u64) -> Result<Option<StoredMessage<'_>>, ReadError> {
+        match &self.logs {
+            Logs::Single(l) => l.get_message_at(physical_offset),
+            Logs::PerTopic { .. } => Err(ReadError::TopicRequired),
+        }
+    }
+
+    /// Reads the record at `physical_offset` of `topic`'s log (any layout).
+    ///
+    /// # Errors
+    /// As [`get_message_at`](Self::get_message_at).
+    pub fn get_message_at_in(
+        &self,
+        topic: &str,
+        physical_offset: u64,
+    ) -> Result<Option<StoredMessage<'_>>, ReadError> {
+        match self.log_of(topic) {
+            Some(l) => l.get_message_at(physical_offset),
+            None => Ok(None),
+        }
+    }
+
+    fn each_log(&self, mut f: impl FnMut(&LogStore<R>)) {
+        match &self.logs {
+            Logs::Single(l) => f(l),
+            Logs::PerTopic { logs, .. } => {
+                let all: Vec<Arc<LogStore<R>>> =
+                    logs.read().unwrap_or_else(PoisonError::into_inner).values().cloned().collect();
+                for l in all {
+                    f(&l);
+                }
+            }
+        }
+    }
+
+    /// Makes everything written so far durable (commit + msync). Returns the flushed
+    /// physical offset (under [`Layout::PerTopic`], the sum over topics).
+    ///
+    /// # Errors
+    /// [`FlushError`]: the flushed position did not advance past what is durable.
+    pub fn flush(&self) -> Result<u64, FlushError> {
+        let mut total = 0;
+        let mut err = None;
+        self.each_log(|l| match l.flush() {
+            Ok(n) => total += n,
+            Err(e) => err = Some(e),
+        });
+        match err {
+            Some(e) => Err(e),
+            None => Ok(total),
+        }
+    }
+
+    /// Clean shutdown: flush, finish consume queues, write the checkpoint, remove `abort`.
+    /// Dropping the store without `close` behaves like a crash that keeps the page cache.
+    ///
+    /// # Errors
+    /// [`CloseError`]; `abort` then stays and the next open recovers.
+    pub fn close(self) -> Result<(), CloseError> {
+        match self.logs {
+            Logs::Single(l) => l.close(),
+            Logs::PerTopic { logs, .. } => {
+                let mut first_err = None;
+                for (_, l) in logs.into_inner().unwrap_or_else(PoisonError::into_inner) {
+                    let l = Arc::into_inner(l);
+                    if let Some(l) = l
+                        && let Err(e) = l.close()
+                        && first_err.is_none()
+                    {
+                        first_err = Some(e);
+                    }
+                }
+                first_err.map_or(Ok(()), Err)
+            }
+        }
+    }
+
+    /// Calls `f` with every put-message lock (one, or one per topic), e.g. to read ABS
+    /// statistics.
+    pub fn for_each_put_lock(&self, mut f: impl FnMut(&R)) {
+        self.each_log(|l| f(l.log().put_lock()));
+    }
+
+    fn sum(&self, f: impl Fn(&LogStore<R>) -> u64) -> u64 {
+        let mut total = 0;
+        self.each_log(|l| total += f(l));
+        total
+    }
+
+    /// Next physical offset to be written (under [`Layout::PerTopic`], the sum over topics).
+    pub fn write_position(&self) -> u64 {
+        self.sum(|l| l.log().write_pos())
+    }
+
+    /// Physical offset up to which the log is durable (under [`Layout::PerTopic`], the sum).
+    pub fn flushed_position(&self) -> u64 {
+        self.sum(|l| l.log().flushed())
+    }
+
+    /// Entries in the consume queue of (topic, queue id): its next queue offset.
+    ///
+    /// # Errors
+    /// [`ReadError`] if dispatching pending records fails.
+    pub fn consume_queue_len(&self, topic: &str, queue_id: u32) -> Result<u64, ReadError> {
+        self.log_of(topic).map_or(Ok(0), |l| l.queue_len(topic, queue_id))
+    }
+
+    /// The last error of a background thread (async flush, dispatch, checkpoint), if any.
+    pub fn background_error(&self) -> Option<String> {
+        let mut out = None;
+        self.each_log(|l| {
+            if out.is_none() {
+                out = l.background_error();
+            }
+        });
+        out
+    }
+
+    /// The store directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The configuration the store was opened with.
+    pub fn config(&self) -> &StoreConfig {
+        &self.config
+    }
+}

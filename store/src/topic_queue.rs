@@ -1,0 +1,57 @@
+//! The topic-queue table: next queue offset per (topic, queue id), behind a striped lock
+//! (RocketMQ `TopicQueueLock` + `topicQueueTable`). A put holds its stripe across the
+//! put-message lock, so queue offsets follow log order within each queue.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// Next queue offsets of the (topic, queue id) pairs hashed to one stripe.
+#[derive(Debug, Default)]
+pub(crate) struct Stripe {
+    next: HashMap<String, HashMap<u32, u64>>,
+}
+
+impl Stripe {
+    /// The queue offset the next message to (topic, queue id) gets.
+    pub(crate) fn next(&self, topic: &str, queue_id: u32) -> u64 {
+        self.next.get(topic).and_then(|q| q.get(&queue_id)).copied().unwrap_or(0)
+    }
+
+    /// Records that queue offsets below `next` are taken. Allocates only for a new pair.
+    pub(crate) fn set(&mut self, topic: &str, queue_id: u32, next: u64) {
+        match self.next.get_mut(topic) {
+            Some(q) => {
+                q.insert(queue_id, next);
+            }
+            None => {
+                self.next.entry(topic.to_owned()).or_default().insert(queue_id, next);
+            }
+        }
+    }
+}
+
+/// The striped table.
+#[derive(Debug)]
+pub(crate) struct TopicQueueTable {
+    stripes: Box<[Mutex<Stripe>]>,
+}
+
+impl TopicQueueTable {
+    pub(crate) fn new(stripes: usize) -> Self {
+        Self { stripes: (0..stripes.max(1)).map(|_| Mutex::new(Stripe::default())).collect() }
+    }
+
+    /// Stripe index of (topic, queue id): FNV-1a, no allocation.
+    pub(crate) fn stripe_of(&self, topic: &str, queue_id: u32) -> usize {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in topic.bytes().chain(queue_id.to_le_bytes()) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        (h % self.stripes.len() as u64) as usize
+    }
+
+    pub(crate) fn lock(&self, stripe: usize) -> MutexGuard<'_, Stripe> {
+        self.stripes[stripe].lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
