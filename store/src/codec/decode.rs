@@ -130,6 +130,9 @@ fn slice(bytes: &[u8], at: usize, len: usize) -> Result<&[u8], DecodeError> {
 /// # Errors
 /// As [`decode`]; also [`DecodeError::RecordCrcMissing`] under [`RecordCrcCheck::Require`].
 pub fn decode_with<'a>(bytes: &'a [u8], opts: &DecodeOptions) -> Result<Decoded<'a>, DecodeError> {
+    if bytes.len() < BLANK_MIN {
+        return Err(DecodeError::Truncated { needed: BLANK_MIN, available: bytes.len() });
+    }
     let total = u32::from_be_bytes(take(bytes, TOTAL_SIZE_OFFSET)?);
     let magic = u32::from_be_bytes(take(bytes, MAGIC_OFFSET)?);
     if total == 0 && magic == 0 {
