@@ -2,7 +2,7 @@
 //! is not selected (`--target emulated`).
 //!
 //! A put encodes a RocketMQ-shaped record outside the lock (91 bytes of header +
-//! topic + body), then, under the put-message lock, reads the wall clock for the
+//! topic + body, into a per-thread buffer) and computes the body CRC32, then, under the put-message lock, reads the wall clock for the
 //! store timestamp, copies the record into a warm mapping at the log's write
 //! position, patches the physical offset and the store timestamp, and advances
 //! the position; a record that does not fit before the end of the log's region
@@ -76,11 +76,18 @@ pub struct EmulatedLog<R: SweepLock> {
     flusher: Option<JoinHandle<()>>,
 }
 
-/// An encoded record and the shard (log) it goes to.
+/// A message template: the record as encoded for its topic, and the shard (log) it goes to.
+/// Each put re-encodes it into a per-thread buffer and computes the body CRC, outside the lock,
+/// as the store's put path does.
 #[derive(Debug, Clone)]
 pub struct EncodedRecord {
     shard: usize,
     bytes: Vec<u8>,
+    body_len: usize,
+}
+
+thread_local! {
+    static ENCODE_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 impl<R: SweepLock> EmulatedLog<R> {
@@ -246,14 +253,44 @@ impl<R: SweepLock> PutTarget<R> for EmulatedLog<R> {
         let topic_at = body_at + body.len();
         bytes[topic_at] = name.len() as u8;
         bytes[topic_at + 1..topic_at + 1 + name.len()].copy_from_slice(name.as_bytes());
-        Ok(EncodedRecord { shard, bytes })
+        Ok(EncodedRecord {
+            shard,
+            bytes,
+            body_len: body.len(),
+        })
     }
 
     #[inline]
     fn put(&self, msg: &EncodedRecord) -> Result<(), TargetError> {
+        ENCODE_BUF.with(|buf| {
+            let mut buf = buf.borrow_mut();
+            // Outside the lock: encode (copy the template) and checksum the body, as a producer's put does.
+            buf.clear();
+            buf.extend_from_slice(&msg.bytes);
+            let body_at = BODY_LEN_AT + 4;
+            let crc = crc32fast::hash(&buf[body_at..body_at + msg.body_len]) & 0x7FFF_FFFF;
+            buf[8..12].copy_from_slice(&crc.to_be_bytes());
+            self.append(msg.shard, &buf)
+        })
+    }
+
+    fn for_each_put_lock(&self, f: &mut dyn FnMut(&Timed<R>)) {
+        for sh in &self.shared.shards {
+            f(&sh.lock);
+        }
+    }
+
+    fn flushes(&self) -> Option<u64> {
+        Some(self.shared.flushes.load(Ordering::Relaxed))
+    }
+}
+
+impl<R: SweepLock> EmulatedLog<R> {
+    /// The critical section (and, in sync mode, the wait for the group commit).
+    #[inline]
+    fn append(&self, shard: usize, rec: &[u8]) -> Result<(), TargetError> {
         let s = &*self.shared;
-        let sh = &s.shards[msg.shard];
-        let rec = &msg.bytes;
+        let sh = &s.shards[shard];
         let guard = sh.lock.lock();
         let stamp = now_ms();
         let mut pos = sh.pos.load(Ordering::Relaxed);
@@ -290,16 +327,6 @@ impl<R: SweepLock> PutTarget<R> for EmulatedLog<R> {
             }
         }
         Ok(())
-    }
-
-    fn for_each_put_lock(&self, f: &mut dyn FnMut(&Timed<R>)) {
-        for sh in &self.shared.shards {
-            f(&sh.lock);
-        }
-    }
-
-    fn flushes(&self) -> Option<u64> {
-        Some(self.shared.flushes.load(Ordering::Relaxed))
     }
 }
 

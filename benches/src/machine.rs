@@ -73,3 +73,12 @@ mod tests {
         assert!(detect().cores >= 1);
     }
 }
+
+/// The 1, 5 and 15 minute load averages from `/proc/loadavg` ("0.42 0.15 0.05"), if readable.
+/// The report states them at the start and end of a run: on a shared machine other
+/// work competes with the workers, which the figures cannot separate out.
+pub fn load_average() -> Option<String> {
+    let s = std::fs::read_to_string("/proc/loadavg").ok()?;
+    let parts: Vec<&str> = s.split_whitespace().take(3).collect();
+    (parts.len() == 3).then(|| parts.join(" "))
+}

@@ -1,2 +1,325 @@
-//! The contention sweep (in progress).
-fn main() {}
+//! `sweep`: which put-message lock wins a CommitLog's critical section, where, and by how much.
+//!
+//! Runs a grid of strategy x threads x message size (x layout, topics, flush mode),
+//! each cell for a fixed time after a warm-up, repeated, and writes `results.csv`,
+//! `report.md` and SVG plots under `--out` (default `target/sweep/`).
+//!
+//! ```text
+//! cargo run --release -p abslock-benches --bin sweep              # default grid, ~3 min on 2 cores
+//! cargo run --release -p abslock-benches --bin sweep -- --smoke   # tiny grid, seconds
+//! ```
+
+use abslock_benches::grid::{Grid, GridArgs};
+use abslock_benches::machine;
+use abslock_benches::plots::{self, Series};
+use abslock_benches::registry::{RunContext, TargetKind};
+use abslock_benches::report::{self, Key, ReportInput};
+use abslock_benches::ring::Ring;
+use abslock_benches::run::{SweepOutcome, run_grid};
+use abslock_benches::store_target::STORE_AVAILABLE;
+use abslock_benches::strategy::Strategy;
+use abslock_benches::worker::CellTiming;
+use abslock_benches::{csv, progress};
+use clap::Parser;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Contention sweep over lock strategies for a CommitLog's put-message critical section.
+#[derive(Debug, Parser)]
+#[command(name = "sweep", version, about, long_about = None)]
+struct Args {
+    /// Tiny grid for CI (spin, abs, parking_lot; 1 and 4 threads; 128 B and 4 KiB; 1 rep; short cells).
+    #[arg(long)]
+    smoke: bool,
+    /// Strategies, comma separated: cas-spin, spin, backoff-k<N>, abs, abs-rocketmq, parking_lot, std,
+    /// spin-crate (memcpy-limit is always measured). Default: all, with backoff-k10, -k100, -k1000.
+    #[arg(long)]
+    strategies: Option<String>,
+    /// Worker thread counts, comma separated [default: 1,2,4,8,16].
+    #[arg(long)]
+    threads: Option<String>,
+    /// Message body sizes in bytes, comma separated [default: 128,1024,4096,16384].
+    #[arg(long)]
+    sizes: Option<String>,
+    /// Layouts: single (one log, one lock) and/or per-topic (one log and lock per topic) [default: single].
+    #[arg(long)]
+    layout: Option<String>,
+    /// Topic counts, comma separated; messages go round robin over the topics [default: 1].
+    #[arg(long)]
+    topics: Option<String>,
+    /// Flush modes: async and/or sync (group commit) [default: async].
+    #[arg(long)]
+    flush: Option<String>,
+    /// Repetitions per cell; the report shows medians [default: 3, smoke 1].
+    #[arg(long)]
+    reps: Option<u32>,
+    /// Measured window per cell, in ms [default: 200, smoke 60].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    cell_ms: Option<u64>,
+    /// Warm-up per cell before measuring, in ms [default: 30, smoke 15].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(0..=60_000))]
+    warmup_ms: Option<u64>,
+    /// Output directory for results.csv, report.md and the SVG plots.
+    #[arg(long, default_value = "target/sweep")]
+    out: PathBuf,
+    /// Directory under which the run's stores (and the warm ring) are created [default: the system temp dir].
+    #[arg(long)]
+    store_dir: Option<PathBuf>,
+    /// Keep the run's store directory instead of deleting it.
+    #[arg(long)]
+    keep: bool,
+    /// Pin worker threads to cores round robin (core_affinity).
+    #[arg(long)]
+    pin: bool,
+    /// Critical section: store (the real abslock-store put path) or emulated (the stand-in CommitLog).
+    #[arg(long, value_parser = ["store", "emulated"])]
+    target: Option<String>,
+    /// Size of the warm ring the emulated log and memcpy limit write into, MiB.
+    #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u64).range(1..=65_536))]
+    ring_mib: u64,
+    /// ABS decisions recorded per traced cell.
+    #[arg(long, default_value_t = 4096)]
+    trace_capacity: usize,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("sweep: error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: &Args) -> Result<ExitCode, String> {
+    let base = if args.smoke { Grid::smoke_grid() } else { Grid::default_grid() };
+    let grid = Grid::parse(
+        base,
+        &GridArgs {
+            strategies: args.strategies.clone(),
+            threads: args.threads.clone(),
+            sizes: args.sizes.clone(),
+            layouts: args.layout.clone(),
+            topics: args.topics.clone(),
+            flushes: args.flush.clone(),
+            reps: args.reps,
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    let target = match args.target.as_deref() {
+        Some("emulated") => TargetKind::Emulated,
+        Some(_) => {
+            if !STORE_AVAILABLE {
+                return Err("--target store: the abslock-store put path is not available in this build; \
+                            use --target emulated"
+                    .into());
+            }
+            TargetKind::Store
+        }
+        None if STORE_AVAILABLE => TargetKind::Store,
+        None => {
+            eprintln!("sweep: note: the real store is not available in this build; measuring the emulated CommitLog");
+            TargetKind::Emulated
+        }
+    };
+    let timing = CellTiming {
+        warmup: Duration::from_millis(args.warmup_ms.unwrap_or(if args.smoke { 15 } else { 30 })),
+        measure: Duration::from_millis(args.cell_ms.unwrap_or(if args.smoke { 60 } else { 200 })),
+    };
+    let pin = if args.pin {
+        let cores = core_affinity::get_core_ids().filter(|c| !c.is_empty());
+        if cores.is_none() {
+            eprintln!("sweep: warning: --pin: cannot list cores; running unpinned");
+        }
+        cores
+    } else {
+        None
+    };
+
+    std::fs::create_dir_all(&args.out).map_err(|e| format!("cannot create --out {}: {e}", args.out.display()))?;
+    let parent = args.store_dir.clone().unwrap_or_else(std::env::temp_dir);
+    std::fs::create_dir_all(&parent).map_err(|e| format!("cannot create --store-dir {}: {e}", parent.display()))?;
+    let store_dir = tempfile::Builder::new()
+        .prefix("abslock-sweep-")
+        .tempdir_in(&parent)
+        .map_err(|e| format!("cannot create a run directory in {}: {e}", parent.display()))?;
+
+    let machine = machine::detect();
+    let load_start = machine::load_average().unwrap_or_else(|| "unknown".into());
+    let t_start = Instant::now();
+    let abs_cfg = abslock::AbsConfig::calibrated();
+    let abs_config = format!(
+        "k_init {}, k_min {}, k_max {}, max_yields {}, window {} acquisitions",
+        abs_cfg.k_init, abs_cfg.k_min, abs_cfg.k_max, abs_cfg.max_yields, abs_cfg.window
+    );
+    let ring = Ring::create(store_dir.path(), "emulated-ring", (args.ring_mib as usize) << 20)
+        .map_err(|e| format!("cannot create the warm ring in {}: {e}", store_dir.path().display()))?;
+
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = Arc::clone(&stop);
+        let _ = ctrlc::set_handler(move || {
+            if stop.swap(true, Ordering::SeqCst) {
+                eprintln!("\nsweep: second Ctrl-C, exiting without writing outputs");
+                std::process::exit(130);
+            }
+            eprintln!("\nsweep: Ctrl-C: stopping after the current cell (Ctrl-C again to abort)");
+        });
+    }
+
+    let ctx = RunContext {
+        ring: Arc::new(ring),
+        target,
+        store_dir: store_dir.path().to_path_buf(),
+        timing,
+        pin,
+        trace_capacity: args.trace_capacity,
+    };
+    let cells = grid.cells().len() as u64;
+    let pb = progress::bar(cells, args.quiet);
+    let outcome = run_grid(&grid, &ctx, &stop, &pb);
+    let wall = t_start.elapsed().as_secs_f64();
+    drop(ctx);
+
+    let command = format!(
+        "cargo run --release -p abslock-benches --bin sweep{}",
+        std::env::args().skip(1).fold(String::new(), |acc, a| acc + " " + &a).replacen(' ', " -- ", 1)
+    );
+    let plots = write_plots(&args.out, &grid, &outcome);
+    write_outputs(&args.out, &grid, &outcome)?;
+    let input = ReportInput {
+        machine: &machine,
+        command: command.trim_end(),
+        pinned: args.pin,
+        target: target.name(),
+        grid: &grid,
+        outcome: &outcome,
+        wall_seconds: wall,
+        warmup_ms: timing.warmup.as_millis() as u64,
+        measure_ms: timing.measure.as_millis() as u64,
+        load: (load_start, machine::load_average().unwrap_or_else(|| "unknown".into())),
+        abs_config,
+        plots,
+    };
+    let report_path = args.out.join("report.md");
+    std::fs::write(&report_path, report::render(&input))
+        .map_err(|e| format!("cannot write {}: {e}", report_path.display()))?;
+
+    if args.keep {
+        let kept = store_dir.keep();
+        eprintln!("sweep: kept the run directory {}", kept.display());
+    }
+    eprintln!(
+        "sweep: {} cells in {wall:.1} s ({} failed); wrote {}/results.csv, report.md and plots",
+        outcome.rows.len(),
+        outcome.failures.len(),
+        args.out.display()
+    );
+    Ok(if outcome.interrupted {
+        ExitCode::from(130)
+    } else if outcome.rows.is_empty() || !outcome.failures.is_empty() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn write_outputs(out: &Path, _grid: &Grid, outcome: &SweepOutcome) -> Result<(), String> {
+    let path = out.join("results.csv");
+    let f = std::fs::File::create(&path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    csv::write_csv(std::io::BufWriter::new(f), &outcome.rows).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let tpath = out.join("abs_trace.csv");
+    let mut w = std::io::BufWriter::new(
+        std::fs::File::create(&tpath).map_err(|e| format!("cannot write {}: {e}", tpath.display()))?,
+    );
+    let res = (|| -> std::io::Result<()> {
+        writeln!(w, "strategy,threads,msg_size,layout,topics,flush,acquisition,k,mode")?;
+        for t in &outcome.traces {
+            for p in &t.points {
+                writeln!(
+                    w,
+                    "{},{},{},{},{},{},{},{},{}",
+                    t.cell.strategy,
+                    t.cell.threads,
+                    t.cell.msg_size,
+                    t.cell.layout,
+                    t.cell.topics,
+                    t.cell.flush,
+                    p.acquisition,
+                    p.k,
+                    if p.parking { "park" } else { "spin" }
+                )?;
+            }
+        }
+        w.flush()
+    })();
+    res.map_err(|e| format!("cannot write {}: {e}", tpath.display()))
+}
+
+fn write_plots(out: &Path, grid: &Grid, outcome: &SweepOutcome) -> Vec<(String, String)> {
+    let mut written = Vec::new();
+    let (layout, topics, flush) = (grid.layouts[0], grid.topics[0], grid.flushes[0]);
+    let tput = report::medians(&outcome.rows, |r| Some(r.msgs_per_s / 1e6));
+    let cpu = report::medians(&outcome.rows, |r| r.cpu_s_per_million);
+    for &size in &grid.sizes {
+        let series_of = |m: &std::collections::BTreeMap<Key, f64>| -> Vec<Series> {
+            grid.strategies
+                .iter()
+                .map(|&s| Series {
+                    name: s.name(),
+                    points: grid
+                        .threads
+                        .iter()
+                        .filter_map(|&t| {
+                            m.get(&Key { strategy: s, threads: t, msg_size: size, layout, topics, flush })
+                                .map(|&v| (t as f64, v))
+                        })
+                        .collect(),
+                })
+                .filter(|s| !s.points.is_empty())
+                .collect()
+        };
+        for (kind, m, ydesc) in [("throughput", &tput, "million messages / s"), ("cpu", &cpu, "CPU s per million messages")] {
+            let file = format!("{kind}_{size}.svg");
+            let title = format!("{kind} vs threads, {size} B messages ({layout}, {flush} flush)");
+            match plots::lines_vs_threads(&out.join(&file), &title, ydesc, &series_of(m)) {
+                Ok(()) => written.push((title, file)),
+                Err(e) => eprintln!("sweep: warning: {e}"),
+            }
+        }
+    }
+    // The most contended traced cell of the calibrated ABS (else any ABS).
+    let pick = outcome
+        .traces
+        .iter()
+        .filter(|t| t.cell.strategy == Strategy::Abs)
+        .max_by(|a, b| {
+            a.contended_ratio
+                .total_cmp(&b.contended_ratio)
+                .then(a.cell.threads.cmp(&b.cell.threads))
+        })
+        .or_else(|| outcome.traces.iter().max_by(|a, b| a.contended_ratio.total_cmp(&b.contended_ratio)));
+    if let Some(t) = pick {
+        let title = format!(
+            "{}: k and mode, {} threads, {} B ({:.0}% of acquisitions contended)",
+            t.cell.strategy,
+            t.cell.threads,
+            t.cell.msg_size,
+            t.contended_ratio * 100.0
+        );
+        match plots::abs_trace(&out.join("abs_trace.svg"), &title, &t.points) {
+            Ok(()) => written.push((title, "abs_trace.svg".into())),
+            Err(e) => eprintln!("sweep: warning: {e}"),
+        }
+    }
+    written
+}
