@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use lock_api::RawMutex;
 
 use crate::checkpoint::Checkpoint;
-use crate::codec::{self, Decoded, EncodeOptions, StoredMessage};
+use crate::codec::{self, DecodeOptions, Decoded, EncodeOptions, RecordCrcCheck, StoredMessage};
 use crate::commitlog::{BLANK_LEN, CommitLog, LogMode, RecordAt};
 use crate::config::{FlushMode, PAGE_SIZE, StoreConfig, WriteMode};
 use crate::consume_queue::{ConsumeQueues, Entry};
@@ -69,7 +69,14 @@ impl<R: RawMutex> Shared<R> {
         while *reput < end {
             let at = *reput;
             let Some(bytes) = self.log.bytes_from(at, end) else { break };
-            match codec::decode(bytes, Some(at)) {
+            // Records below the readable end were written by this process or verified by
+            // recovery: check structure and position, skip the CRCs.
+            let opts = DecodeOptions {
+                expected_physical_offset: Some(at),
+                verify_body_crc: false,
+                record_crc: RecordCrcCheck::Skip,
+            };
+            match codec::decode_with(bytes, &opts) {
                 Ok(Decoded::Message(m)) => {
                     let size = m.total_size();
                     let cq = self.cqs.get_or_create(m.topic(), m.queue_id());
@@ -118,7 +125,8 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
         let size = config.segment_size;
         let clog_dir = dir.join("commitlog");
         fs.create_dir_all(&clog_dir)?;
-        let rec = recover_commitlog(&fs, &clog_dir, size, checkpoint.map_or(0, |c| c.commitlog), crashed)?;
+        let hint = checkpoint.map_or(0, |c| c.commitlog);
+        let rec = recover_commitlog(&fs, &clog_dir, size, hint, crashed, config.append_record_crc)?;
         let write_pos = rec.write_pos;
         let (cqs, dropped) = ConsumeQueues::open(&fs, dir.join("consumequeue"), config.consume_queue_entries)?;
         for (_, _, cq) in cqs.all() {

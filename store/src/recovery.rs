@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::codec::{self, Decoded};
+use crate::codec::{self, DecodeOptions, Decoded, RecordCrcCheck};
 use crate::error::OpenError;
 use crate::io::FileOps;
 use crate::segment::{Segment, parse_file_name};
@@ -21,6 +21,9 @@ pub(crate) struct Recovered {
 /// Opens the segments in `dir`, checks their names and sizes, and finds the write
 /// position by scanning from the segment containing `scan_hint`.
 ///
+/// `require_record_crc`: the store writes `__CRC32#`, so a record past the checkpoint
+/// without one is torn (its property block is damaged) and ends the scan.
+///
 /// `crashed`: the store was not closed cleanly (or has no checkpoint); then the tail after
 /// the write position is zeroed and synced, so stale bytes can never be replayed.
 pub(crate) fn recover_commitlog(
@@ -29,6 +32,7 @@ pub(crate) fn recover_commitlog(
     segment_size: u64,
     scan_hint: u64,
     crashed: bool,
+    require_record_crc: bool,
 ) -> Result<Recovered, OpenError> {
     let mut named = Vec::new();
     for (name, path, ft) in fs.list_dir(dir)? {
@@ -88,7 +92,18 @@ pub(crate) fn recover_commitlog(
             }
             // SAFETY: `[pos, end)` lies in the segment; no other thread exists during recovery.
             let bytes = unsafe { seg.bytes((pos - seg.start()) as usize, avail as usize) };
-            match codec::decode(bytes, Some(pos)) {
+            let opts = DecodeOptions {
+                expected_physical_offset: Some(pos),
+                verify_body_crc: true,
+                // Below the checkpoint the log was flushed whole: no torn tail can be there,
+                // and records written before `append_record_crc` was switched on stay valid.
+                record_crc: if require_record_crc && pos >= scan_hint {
+                    RecordCrcCheck::Require
+                } else {
+                    RecordCrcCheck::IfPresent
+                },
+            };
+            match codec::decode_with(bytes, &opts) {
                 Ok(Decoded::Message(m)) => pos += u64::from(m.total_size()),
                 Ok(Decoded::Blank { size }) if u64::from(size) == avail => {
                     pos = seg.end();
