@@ -75,6 +75,12 @@ impl Decoded<'_> {
 /// `bytes` may extend past the record (a whole segment's tail, say); the record must fit
 /// in it. A blank must fit too: pass bytes up to the segment's end.
 ///
+/// # Recovery
+/// `decode` cannot tell a record whose `__CRC32#` property was torn off or mangled from
+/// one written without it, and then checks only the body CRC, which misses a damaged
+/// header or tail. When the store writes record CRCs (`EncodeOptions::append_record_crc`),
+/// scan with [`decode_with`] and [`RecordCrcCheck::Require`].
+///
 /// # Errors
 /// A [`DecodeError`] for anything that is not a whole, intact record; never panics, on
 /// any input.
