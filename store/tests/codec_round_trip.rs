@@ -110,7 +110,6 @@ proptest! {
         prop_assert_eq!(m.store_timestamp(), store_timestamp);
         prop_assert_eq!(m.store_host(), store_host);
         prop_assert_eq!(m.born_host(), msg.get_born_host());
-        prop_assert_eq!(m.sys_flag() & host_bits != 0 || (!msg.get_born_host().is_ipv6() && !store_host.is_ipv6()), true);
         prop_assert_eq!(m.sys_flag() & SYS_FLAG_BORN_HOST_V6 != 0, msg.get_born_host().is_ipv6());
         prop_assert_eq!(m.sys_flag() & SYS_FLAG_STORE_HOST_V6 != 0, store_host.is_ipv6());
         prop_assert_eq!(m.body(), msg.body());

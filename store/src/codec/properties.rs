@@ -40,9 +40,8 @@ impl<'a> Properties<'a> {
     }
 
     /// The value of the first property called `name`, if any.
-    pub fn find(self, name: &str) -> Option<&'a str> {
-        let mut this = self;
-        this.find_map(|(n, v)| (n == name).then_some(v))
+    pub fn find(mut self, name: &str) -> Option<&'a str> {
+        self.find_map(|(n, v)| (n == name).then_some(v))
     }
 }
 
