@@ -45,6 +45,8 @@ pub struct RunContext {
     pub store_dir: PathBuf,
     /// Warm-up and measured window per cell.
     pub timing: CellTiming,
+    /// Commitlog segment size of the per-cell stores, bytes.
+    pub segment_size: u64,
     /// Cores to pin workers to; `None` = unpinned.
     pub pin: Option<Vec<core_affinity::CoreId>>,
     /// ABS trace capacity for cells that keep a trace (0 = none).
@@ -69,6 +71,15 @@ pub fn run(cell: &Cell, ctx: &RunContext, trace: bool) -> Result<CellOutcome, Ta
     }
 }
 
+/// The segment size for `cell`: `base` for a single log; `base / topics` (at least
+/// 1 MiB) per log for the per-topic layout, so the total preallocated stays near `base`.
+pub fn segment_size_for(cell: &Cell, base: u64) -> u64 {
+    match cell.layout {
+        crate::grid::Layout::Single => base,
+        crate::grid::Layout::PerTopic => (base / cell.topics.max(1) as u64).max(1 << 20),
+    }
+}
+
 fn with_lock<R, F>(cell: &Cell, ctx: &RunContext, trace: bool, make: F) -> Result<CellOutcome, TargetError>
 where
     R: SweepLock,
@@ -88,7 +99,7 @@ where
             run_cell(&log, &opts)
         }
         TargetKind::Store => {
-            let store = StoreTarget::open(&ctx.store_dir, cell, make)?;
+            let store = StoreTarget::open(&ctx.store_dir, cell, segment_size_for(cell, ctx.segment_size), make)?;
             let out = run_cell(&store, &opts);
             store.close()?;
             out

@@ -135,6 +135,8 @@ pub struct ReportInput<'a> {
     pub load: (String, String),
     /// A line describing the calibrated ABS config.
     pub abs_config: String,
+    /// Extra lines for the header (store directory, segment size, ...).
+    pub notes: Vec<String>,
     /// Plot files written (title, relative path).
     pub plots: Vec<(String, String)>,
 }
@@ -273,6 +275,9 @@ pub fn render(inp: &ReportInput<'_>) -> String {
         inp.wall_seconds
     );
     let _ = writeln!(o, "- ABS calibrated config: {}", inp.abs_config);
+    for n in &inp.notes {
+        let _ = writeln!(o, "- {n}");
+    }
     if inp.outcome.interrupted {
         let _ = writeln!(o, "- **Interrupted** (Ctrl-C): only the cells that finished are reported.");
     }

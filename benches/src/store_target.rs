@@ -1,60 +1,98 @@
 //! `StoreTarget`: the real `abslock-store` CommitLog as a [`PutTarget`].
 //!
-//! Placeholder until the store's put path lands: opening reports that the store is
-//! not available, so the sweep says so and the caller can use `--target emulated`.
+//! One store per cell, in a fresh directory under the run directory, with small
+//! segments that the store preallocates and warms on its background thread (so
+//! page faults stay off the put path), the cell's layout and flush mode, and the
+//! cell's lock wrapped in [`Timed`]. The directory is removed when the cell ends
+//! (unless the whole run directory is kept with `--keep`).
 
-use crate::grid::Cell;
+use crate::grid::{Cell, FlushMode, Layout};
 use crate::sweep_lock::SweepLock;
 use crate::target::{PutTarget, TargetError};
 use crate::timed::Timed;
-use std::marker::PhantomData;
+use abslock_store::{Message, MessageStore, StoreConfig, WarmUp};
 use std::path::Path;
 
-/// The real store, one per cell, under a fresh directory.
-pub struct StoreTarget<R> {
-    _lock: PhantomData<fn() -> R>,
+/// Whether the real store can be driven by this build.
+pub const STORE_AVAILABLE: bool = true;
+
+/// Default commitlog segment size for sweep stores, bytes: small enough that the
+/// preallocator warms the next segment well within a cell, large enough that rolls
+/// are rare (ours; RocketMQ's default is 1 GiB).
+pub const DEFAULT_SEGMENT_SIZE: u64 = 64 << 20;
+
+/// The real store for one cell.
+pub struct StoreTarget<R: SweepLock> {
+    store: MessageStore<Timed<R>>,
+    _dir: tempfile::TempDir,
 }
 
-/// Whether the real store can be driven by this build.
-pub const STORE_AVAILABLE: bool = false;
-
 impl<R: SweepLock> StoreTarget<R> {
-    /// Opens a store for `cell` under `dir` with locks from `make_lock`.
+    /// Opens a store for `cell` in a fresh directory under `parent`, segments of
+    /// `segment_size` bytes, locks from `make_lock`.
     ///
     /// # Errors
-    /// Always [`TargetError::Setup`] in this build: the store's put path has not landed.
-    pub fn open<F>(_dir: &Path, _cell: &Cell, _make_lock: F) -> Result<StoreTarget<R>, TargetError>
+    /// [`TargetError::Setup`] with the store's open error (I/O, invalid config).
+    pub fn open<F>(parent: &Path, cell: &Cell, segment_size: u64, make_lock: F) -> Result<StoreTarget<R>, TargetError>
     where
         F: Fn() -> R + Send + Sync + Clone + 'static,
     {
-        Err(TargetError::Setup(
-            "the abslock-store put path is not available in this build; use --target emulated".into(),
-        ))
+        let dir = tempfile::Builder::new()
+            .prefix("store-")
+            .tempdir_in(parent)
+            .map_err(|e| TargetError::Setup(format!("cannot create a store directory in {}: {e}", parent.display())))?;
+        let config = StoreConfig {
+            segment_size,
+            flush: match cell.flush {
+                FlushMode::Async => abslock_store::FlushMode::ASYNC,
+                FlushMode::Sync => abslock_store::FlushMode::SYNC,
+            },
+            layout: match cell.layout {
+                Layout::Single => abslock_store::Layout::Single,
+                Layout::PerTopic => abslock_store::Layout::PerTopic,
+            },
+            warm_up: WarmUp {
+                enabled: true,
+                mlock: false,
+            },
+            preallocate: true,
+            ..StoreConfig::default()
+        };
+        let store = MessageStore::open_with_lock(dir.path(), config, move || Timed::new(make_lock()))
+            .map_err(|e| TargetError::Setup(format!("cannot open the store: {e}")))?;
+        Ok(StoreTarget { store, _dir: dir })
     }
 
-    /// Closes the store cleanly.
+    /// Closes the store cleanly, then removes its directory.
     ///
     /// # Errors
-    /// The store's close error.
+    /// [`TargetError::Store`] with the store's close error.
     pub fn close(self) -> Result<(), TargetError> {
-        Ok(())
+        self.store.close().map_err(|e| TargetError::Store(format!("close: {e}")))
     }
 }
 
 impl<R: SweepLock> PutTarget<R> for StoreTarget<R> {
-    type Msg = ();
+    type Msg = Message;
 
-    fn prepare(&self, _topic: usize, _queue_id: u32, _body: &[u8]) -> Result<(), TargetError> {
-        Err(TargetError::Setup("store not available".into()))
+    fn prepare(&self, topic: usize, queue_id: u32, body: &[u8]) -> Result<Message, TargetError> {
+        Ok(Message::new(format!("topic-{topic}"), body.to_vec()).queue_id(queue_id))
     }
 
-    fn put(&self, _msg: &()) -> Result<(), TargetError> {
-        Err(TargetError::Setup("store not available".into()))
+    #[inline]
+    fn put(&self, msg: &Message) -> Result<(), TargetError> {
+        self.store
+            .put_message(msg)
+            .map(|_| ())
+            .map_err(|e| TargetError::Store(e.to_string()))
     }
 
-    fn for_each_put_lock(&self, _f: &mut dyn FnMut(&Timed<R>)) {}
+    fn for_each_put_lock(&self, f: &mut dyn FnMut(&Timed<R>)) {
+        self.store.for_each_put_lock(|l| f(l));
+    }
 
     fn flushes(&self) -> Option<u64> {
+        // The store does not count its flushes (yet).
         None
     }
 }
