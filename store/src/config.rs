@@ -173,7 +173,10 @@ impl StoreConfig {
             return Err(format!("segment_size {} is below 64 bytes", self.segment_size));
         }
         if usize::try_from(self.segment_size).is_err() {
-            return Err(format!("segment_size {} does not fit this platform's address space", self.segment_size));
+            return Err(format!(
+                "segment_size {} does not fit this platform's address space",
+                self.segment_size
+            ));
         }
         if self.consume_queue_entries == 0 {
             return Err("consume_queue_entries must be at least 1".into());

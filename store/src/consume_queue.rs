@@ -2,7 +2,6 @@
 //! offset, in files `consumequeue/{topic}/{queue}/{20-digit start byte}` (RocketMQ
 //! `ConsumeQueue`). Entry: commitlog physical offset (8), size (4), tag hash (8), big-endian.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
@@ -12,6 +11,7 @@ use memmap2::MmapRaw;
 use crate::io::fault::FaultPoint;
 use crate::io::{FileOps, FsResult};
 use crate::segment::{file_name, parse_file_name};
+use crate::topic_queue::FnvMap;
 
 /// Bytes per consume-queue entry (RocketMQ `CQ_STORE_UNIT_SIZE`).
 pub(crate) const ENTRY_LEN: u64 = crate::codec::CQ_ENTRY_SIZE as u64;
@@ -195,13 +195,19 @@ impl ConsumeQueue {
         let mut n = self.len();
         while n > 0 {
             match self.raw_entry(n - 1) {
-                Some(e) if e.size > 0 && e.physical_offset.checked_add(u64::from(e.size)).is_some_and(|x| x <= log_end) => {
+                Some(e)
+                    if e.size > 0
+                        && e.physical_offset.checked_add(u64::from(e.size)).is_some_and(|x| x <= log_end) =>
+                {
                     break;
                 }
                 _ => n -= 1,
             }
         }
-        self.len.store(self.files.read().unwrap_or_else(PoisonError::into_inner).len() as u64 * self.per_file, Ordering::Release);
+        self.len.store(
+            self.files.read().unwrap_or_else(PoisonError::into_inner).len() as u64 * self.per_file,
+            Ordering::Release,
+        );
         self.truncate(n)?;
         self.len.store(n, Ordering::Release);
         self.flushed_len.store(n, Ordering::Release);
@@ -228,14 +234,14 @@ pub(crate) struct ConsumeQueues {
     root: PathBuf,
     fs: FileOps,
     per_file: u64,
-    queues: RwLock<HashMap<String, HashMap<u32, Arc<ConsumeQueue>>>>,
+    queues: RwLock<FnvMap<String, FnvMap<u32, Arc<ConsumeQueue>>>>,
 }
 
 impl ConsumeQueues {
     /// Opens every queue under `root` (`consumequeue/`). Returns the queues and whether a
     /// damaged queue was dropped (then the log must be re-dispatched from its start).
     pub(crate) fn open(fs: &FileOps, root: PathBuf, per_file: u64) -> FsResult<(ConsumeQueues, bool)> {
-        let mut queues: HashMap<String, HashMap<u32, Arc<ConsumeQueue>>> = HashMap::new();
+        let mut queues: FnvMap<String, FnvMap<u32, Arc<ConsumeQueue>>> = FnvMap::default();
         let mut dropped = false;
         for (topic, tdir, ft) in fs.list_dir(&root)? {
             if !ft.is_dir() {
@@ -287,5 +293,4 @@ impl ConsumeQueues {
         }
         Ok(())
     }
-
 }

@@ -77,7 +77,9 @@ pub enum PutError {
     #[error("message rejected, nothing written: {0}")]
     Invalid(#[from] ValidationError),
     /// The encoded record can never fit one segment (it needs `size + 8` bytes).
-    #[error("record of {size} bytes can never fit a segment of {segment_size} bytes; raise segment_size or send a smaller message")]
+    #[error(
+        "record of {size} bytes can never fit a segment of {segment_size} bytes; raise segment_size or send a smaller message"
+    )]
     TooLargeForSegment {
         /// Encoded record size in bytes.
         size: usize,
@@ -88,7 +90,9 @@ pub enum PutError {
     #[error("empty batch: pass at least one message")]
     EmptyBatch,
     /// The encoded batch would need more than one segment roll; batches are all or nothing.
-    #[error("batch of {size} encoded bytes exceeds the {limit}-byte batch limit (segment size - 8); split the batch")]
+    #[error(
+        "batch of {size} encoded bytes exceeds the {limit}-byte batch limit (segment size - 8); split the batch"
+    )]
     BatchTooLarge {
         /// Encoded batch size in bytes.
         size: usize,
@@ -96,7 +100,9 @@ pub enum PutError {
         limit: u64,
     },
     /// The next segment could not be created (disk full, permissions); nothing was written.
-    #[error("could not create the next commitlog segment, nothing written: {0}; free disk space and retry (reads keep working)")]
+    #[error(
+        "could not create the next commitlog segment, nothing written: {0}; free disk space and retry (reads keep working)"
+    )]
     SegmentCreate(#[source] FileError),
     /// The record is in the log at `physical_offset` but a sync flush did not make it
     /// durable; it is not acknowledged. It may survive a crash or not.
@@ -126,7 +132,9 @@ pub enum PutError {
 #[non_exhaustive]
 pub enum ReadError {
     /// The record at `physical_offset` does not decode.
-    #[error("record at physical offset {physical_offset} is damaged: {source}; reopen the store to run recovery")]
+    #[error(
+        "record at physical offset {physical_offset} is damaged: {source}; reopen the store to run recovery"
+    )]
     Corrupt {
         /// Where the record should start.
         physical_offset: u64,
@@ -135,7 +143,9 @@ pub enum ReadError {
         source: DecodeError,
     },
     /// A consume-queue entry points outside the readable commitlog.
-    #[error("consume queue {topic}/{queue_id} entry {queue_offset} points to [{physical_offset}, +{size}) outside the readable log; reopen the store to rebuild consume queues")]
+    #[error(
+        "consume queue {topic}/{queue_id} entry {queue_offset} points to [{physical_offset}, +{size}) outside the readable log; reopen the store to rebuild consume queues"
+    )]
     BadQueueEntry {
         /// Topic.
         topic: String,
@@ -171,7 +181,9 @@ pub enum FlushError {
         source: Arc<FileError>,
     },
     /// No flush covered the offset within the sync-flush timeout (RocketMQ `syncFlushTimeout`).
-    #[error("no flush covered physical offset {offset} within {timeout:?}; the disk is slow or failing, retry or raise the sync flush timeout")]
+    #[error(
+        "no flush covered physical offset {offset} within {timeout:?}; the disk is slow or failing, retry or raise the sync flush timeout"
+    )]
     Timeout {
         /// The end offset waited for.
         offset: u64,

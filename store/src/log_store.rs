@@ -128,7 +128,8 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
         let hint = checkpoint.map_or(0, |c| c.commitlog);
         let rec = recover_commitlog(&fs, &clog_dir, size, hint, crashed, config.append_record_crc)?;
         let write_pos = rec.write_pos;
-        let (cqs, dropped) = ConsumeQueues::open(&fs, dir.join("consumequeue"), config.consume_queue_entries)?;
+        let (cqs, dropped) =
+            ConsumeQueues::open(&fs, dir.join("consumequeue"), config.consume_queue_entries)?;
         for (_, _, cq) in cqs.all() {
             cq.recover(write_pos)?;
         }
@@ -147,8 +148,14 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
             }
             _ => None,
         };
-        let prealloc =
-            Preallocator::new(fs.clone(), clog_dir.clone(), size, config.warm_up, pool.clone(), config.preallocate);
+        let prealloc = Preallocator::new(
+            fs.clone(),
+            clog_dir.clone(),
+            size,
+            config.warm_up,
+            pool.clone(),
+            config.preallocate,
+        );
         let mut segments = rec.segments;
         if segments.is_empty() {
             segments.push(Arc::new(prealloc.obtain(0)?));
@@ -157,7 +164,8 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
             pooled: matches!(config.write_mode, WriteMode::Pooled { .. }),
             sync_flush: matches!(config.flush, FlushMode::Sync { .. }),
         };
-        let log = CommitLog::new(clog_dir, fs.clone(), size, segments, write_pos, lock_, prealloc, pool, mode);
+        let log =
+            CommitLog::new(clog_dir, fs.clone(), size, segments, write_pos, lock_, prealloc, pool, mode);
         fs.create_marker(&abort_path)?;
         let opts = EncodeOptions {
             store_host: config.store_host,
@@ -211,7 +219,8 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
             max_body_size: config.max_message_size,
             append_record_crc: config.append_record_crc,
         };
-        ENCODE_BUF.with_borrow_mut(|buf| codec::encode_into(msg, &opts, buf).map(|_| ()).map_err(PutError::from))
+        ENCODE_BUF
+            .with_borrow_mut(|buf| codec::encode_into(msg, &opts, buf).map(|_| ()).map_err(PutError::from))
     }
 
     fn after_put(&self, physical_offset: u64, end: u64) -> Result<(), PutError> {
@@ -273,17 +282,20 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
                 if blob.len() as u64 > limit {
                     return Err(PutError::BatchTooLarge { size: blob.len(), limit });
                 }
-                let stripe_ids: Vec<usize> = msgs.iter().map(|m| s.table.stripe_of(m.topic(), m.get_queue_id())).collect();
+                let stripe_ids: Vec<usize> =
+                    msgs.iter().map(|m| s.table.stripe_of(m.topic(), m.get_queue_id())).collect();
                 let mut order = stripe_ids.clone();
                 order.sort_unstable();
                 order.dedup();
                 // Lock stripes in index order: no deadlock between overlapping batches.
-                let mut guards: Vec<MutexGuard<'_, Stripe>> = order.iter().map(|&i| s.table.lock(i)).collect();
+                let mut guards: Vec<MutexGuard<'_, Stripe>> =
+                    order.iter().map(|&i| s.table.lock(i)).collect();
                 let guard_of = |i: usize| order.binary_search(&stripe_ids[i]).unwrap_or(0);
                 let mut next: Vec<(usize, u64)> = Vec::with_capacity(msgs.len());
                 for (i, m) in msgs.iter().enumerate() {
                     let (topic, qid) = (m.topic(), m.get_queue_id());
-                    let earlier = msgs[..i].iter().rposition(|p| p.topic() == topic && p.get_queue_id() == qid);
+                    let earlier =
+                        msgs[..i].iter().rposition(|p| p.topic() == topic && p.get_queue_id() == qid);
                     let qo = match earlier {
                         Some(j) => next[j].1 + 1,
                         None => guards[guard_of(i)].next(topic, qid),
@@ -322,7 +334,9 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
         match s.dispatch_to(s.log.readable_end()) {
             Ok(()) => Ok(()),
             Err(DispatchError::Io(e)) => Err(ReadError::Io(e)),
-            Err(DispatchError::Decode { physical_offset, source }) => Err(ReadError::Corrupt { physical_offset, source }),
+            Err(DispatchError::Decode { physical_offset, source }) => {
+                Err(ReadError::Corrupt { physical_offset, source })
+            }
         }
     }
 
@@ -370,7 +384,10 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
     }
 
     /// Reads the record starting at `physical_offset`.
-    pub(crate) fn get_message_at(&self, physical_offset: u64) -> Result<Option<StoredMessage<'_>>, ReadError> {
+    pub(crate) fn get_message_at(
+        &self,
+        physical_offset: u64,
+    ) -> Result<Option<StoredMessage<'_>>, ReadError> {
         let log = &self.shared.log;
         if physical_offset >= log.readable_end() {
             let _ = log.commit();

@@ -124,7 +124,10 @@ pub(crate) fn recover_commitlog(
     }
     if segments.len() == 1 && segments[0].start() > pos {
         // Cannot happen: the scan starts at a segment start <= pos.
-        return Err(OpenError::Corrupt { path: dir.to_path_buf(), reason: "write position before first segment".into() });
+        return Err(OpenError::Corrupt {
+            path: dir.to_path_buf(),
+            reason: "write position before first segment".into(),
+        });
     }
     if crashed
         && let Some(last) = segments.last()

@@ -122,7 +122,12 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
                         logs.insert(name, Arc::new(LogStore::open(&path, &config, make_lock())?));
                     }
                 }
-                Logs::PerTopic { root, logs: RwLock::new(logs), make_lock: Box::new(make_lock), _root_lock: root_lock }
+                Logs::PerTopic {
+                    root,
+                    logs: RwLock::new(logs),
+                    make_lock: Box::new(make_lock),
+                    _root_lock: root_lock,
+                }
             }
         };
         Ok(Self { dir, config, logs })
@@ -152,14 +157,15 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
         LogStore::<R>::validate(&self.config, msg)?;
         let mut map = logs.write().unwrap_or_else(PoisonError::into_inner);
         if !map.contains_key(msg.topic()) {
-            let log = LogStore::open(&root.join(msg.topic()), &self.config, make_lock()).map_err(|e| match e {
-                OpenError::Io(f) => PutError::SegmentCreate(f),
-                other => PutError::SegmentCreate(crate::error::FileError::new(
-                    "open topic log",
-                    &root.join(msg.topic()),
-                    std::io::Error::other(other.to_string()),
-                )),
-            })?;
+            let log =
+                LogStore::open(&root.join(msg.topic()), &self.config, make_lock()).map_err(|e| match e {
+                    OpenError::Io(f) => PutError::SegmentCreate(f),
+                    other => PutError::SegmentCreate(crate::error::FileError::new(
+                        "open topic log",
+                        &root.join(msg.topic()),
+                        std::io::Error::other(other.to_string()),
+                    )),
+                })?;
             map.insert(msg.topic().to_owned(), Arc::new(log));
         }
         drop(map);
@@ -190,7 +196,10 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
             for m in msgs {
                 LogStore::<R>::validate(&self.config, m)?;
                 if m.topic() != first.topic() {
-                    return Err(PutError::MixedTopics { first: first.topic().to_owned(), other: m.topic().to_owned() });
+                    return Err(PutError::MixedTopics {
+                        first: first.topic().to_owned(),
+                        other: m.topic().to_owned(),
+                    });
                 }
             }
         }

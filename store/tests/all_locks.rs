@@ -8,9 +8,13 @@ use lock_api::RawMutex;
 const THREADS: u32 = 3;
 const PER_THREAD: u64 = 150;
 
-fn workload<R: RawMutex + Send + Sync + 'static>(make: impl Fn() -> R + Send + Sync + 'static, layout: Layout) {
+fn workload<R: RawMutex + Send + Sync + 'static>(
+    make: impl Fn() -> R + Send + Sync + 'static,
+    layout: Layout,
+) {
     let dir = tempfile::tempdir().unwrap();
-    let cfg = StoreConfig { segment_size: 8 << 10, consume_queue_entries: 64, layout, ..StoreConfig::default() };
+    let cfg =
+        StoreConfig { segment_size: 8 << 10, consume_queue_entries: 64, layout, ..StoreConfig::default() };
     let store = MessageStore::<R>::open_with_lock(dir.path(), cfg, make).unwrap();
     std::thread::scope(|s| {
         for t in 0..THREADS {

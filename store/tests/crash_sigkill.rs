@@ -29,7 +29,7 @@ fn config(pooled: bool) -> StoreConfig {
 
 fn body(thread: u32, i: u64) -> Vec<u8> {
     let len = 50 + (i as usize * 37 + thread as usize * 11) % 400;
-    (0..len).map(|k| (k as u64 ^ i ^ u64::from(thread) * 31) as u8).collect()
+    (0..len).map(|k| (k as u64 ^ i ^ (u64::from(thread) * 31)) as u8).collect()
 }
 
 /// Child mode: append forever, printing `ack thread i physical_offset queue_offset` after each
@@ -55,7 +55,12 @@ fn child(dir: &str, pooled: bool) {
 fn run_parent(pooled: bool, acks_before_kill: usize) {
     let dir = tempfile::tempdir().unwrap();
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", if pooled { "sigkill_pooled" } else { "sigkill_mmap" }, "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            if pooled { "sigkill_pooled" } else { "sigkill_mmap" },
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(CHILD_ENV, dir.path())
         .env(MODE_ENV, if pooled { "pooled" } else { "mmap" })
         .stdout(Stdio::piped())

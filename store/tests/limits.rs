@@ -91,7 +91,9 @@ fn topic_length() {
 /// The longest property value accepted with the store's encode options.
 fn longest_value() -> usize {
     let opts = EncodeOptions::default();
-    let ok = |n: usize| codec::validate(&Message::new("t", Vec::new()).property("p", "v".repeat(n)), &opts).is_ok();
+    let ok = |n: usize| {
+        codec::validate(&Message::new("t", Vec::new()).property("p", "v".repeat(n)), &opts).is_ok()
+    };
     let (mut lo, mut hi) = (0usize, 40_000usize);
     while lo + 1 < hi {
         let mid = (lo + hi) / 2;

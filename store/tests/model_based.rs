@@ -110,7 +110,8 @@ fn check(store: &Store, r: &Rec) {
 
 fn run(cfg: StoreConfig, ops: Vec<Op>) {
     let dir = tempfile::tempdir().unwrap();
-    let weak_crash = matches!(cfg.write_mode, WriteMode::Pooled { .. }) && matches!(cfg.flush, FlushMode::Async { .. });
+    let weak_crash =
+        matches!(cfg.write_mode, WriteMode::Pooled { .. }) && matches!(cfg.flush, FlushMode::Async { .. });
     let mut store = Some(Store::open(dir.path(), cfg.clone()).unwrap());
     let mut model = Model::default();
     for op in ops {
@@ -122,7 +123,10 @@ fn run(cfg: StoreConfig, ops: Vec<Op>) {
                 let phys = model.place(size);
                 let rec = model.record(&m, phys);
                 let p = s.put_message(&m).unwrap();
-                assert_eq!((p.physical_offset, p.queue_offset, u64::from(p.size)), (phys, rec.queue_offset, size));
+                assert_eq!(
+                    (p.physical_offset, p.queue_offset, u64::from(p.size)),
+                    (phys, rec.queue_offset, size)
+                );
                 model.recs.push(rec);
             }
             Op::Batch(items) => {

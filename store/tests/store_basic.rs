@@ -41,7 +41,10 @@ fn roundtrip(cfg: StoreConfig) {
     }
     let next = store.put_message(&msg("orders", 0, "after")).unwrap();
     assert_eq!(next.queue_offset, 67);
-    assert_eq!(next.physical_offset, puts.last().unwrap().0.physical_offset + u64::from(puts.last().unwrap().0.size));
+    assert_eq!(
+        next.physical_offset,
+        puts.last().unwrap().0.physical_offset + u64::from(puts.last().unwrap().0.size)
+    );
 }
 
 #[test]

@@ -88,11 +88,7 @@ impl FileOps {
 
     /// Opens an existing file for reading and writing.
     pub(crate) fn open_rw(&self, path: &Path) -> FsResult<File> {
-        OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(path)
-            .map_err(|e| err("open", path, e))
+        OpenOptions::new().read(true).write(true).open(path).map_err(|e| err("open", path, e))
     }
 
     /// Maps `len` bytes of `file` shared and writable.

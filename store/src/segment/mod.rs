@@ -98,7 +98,14 @@ impl Segment {
         Ok(Self::assemble(start, size, path, file, map, None))
     }
 
-    fn assemble(start: u64, size: u64, path: PathBuf, file: File, map: MmapRaw, buffer: Option<MmapRaw>) -> Segment {
+    fn assemble(
+        start: u64,
+        size: u64,
+        path: PathBuf,
+        file: File,
+        map: MmapRaw,
+        buffer: Option<MmapRaw>,
+    ) -> Segment {
         let write_ptr = buffer.as_ref().map_or(map.as_mut_ptr(), MmapRaw::as_mut_ptr);
         let has_buffer = buffer.is_some();
         Segment { start, size, path, file, map, write_ptr, buffer: Mutex::new(buffer), has_buffer }

@@ -56,8 +56,15 @@ impl Preallocator {
         pool: Option<Arc<BufferPool>>,
         background: bool,
     ) -> Self {
-        let shared =
-            Arc::new(Shared { state: Mutex::new(State::default()), cv: Condvar::new(), fs, dir, size, warm, pool });
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State::default()),
+            cv: Condvar::new(),
+            fs,
+            dir,
+            size,
+            warm,
+            pool,
+        });
         let thread = background.then(|| {
             let s = Arc::clone(&shared);
             std::thread::Builder::new()
