@@ -79,7 +79,10 @@ pub(crate) fn recover_commitlog(
         return Ok(Recovered { segments, write_pos: 0 });
     };
     let first_start = first.start();
-    let hint = scan_hint.clamp(first_start, segments.last().map_or(first_start, |s| s.end()));
+    let files_end = segments.last().map_or(first_start, |s| s.end());
+    // A checkpoint claiming more than the files hold is not trusted at all.
+    let scan_hint = if scan_hint > files_end { first_start } else { scan_hint };
+    let hint = scan_hint.max(first_start);
     let mut idx = (((hint - first_start) / segment_size) as usize).min(segments.len() - 1);
     let mut pos = segments[idx].start();
     let scan_start = pos;

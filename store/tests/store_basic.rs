@@ -79,3 +79,17 @@ fn second_open_of_same_dir_is_refused() {
     let b = Store::open(dir.path(), config());
     assert!(matches!(b, Err(abslock_store::OpenError::InUse { .. })), "{b:?}");
 }
+
+#[test]
+fn warm_up_with_mlock() {
+    let warm_up = abslock_store::WarmUp { enabled: true, mlock: true };
+    roundtrip(StoreConfig { warm_up, ..config() });
+}
+
+#[test]
+fn config_errors_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = StoreConfig { segment_size: 10, ..config() };
+    let err = Store::open(dir.path(), bad).unwrap_err();
+    assert!(matches!(err, abslock_store::OpenError::InvalidConfig(_)), "{err}");
+}
