@@ -35,6 +35,7 @@ mod checkpoint;
 mod commitlog;
 mod config;
 mod consume_queue;
+mod dispatcher;
 mod error;
 mod flush;
 mod io;

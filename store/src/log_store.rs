@@ -7,7 +7,7 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use lock_api::RawMutex;
 
@@ -16,6 +16,7 @@ use crate::codec::{self, DecodeOptions, Decoded, EncodeOptions, RecordCrcCheck, 
 use crate::commitlog::{BLANK_LEN, CommitLog, LogMode, RecordAt};
 use crate::config::{FlushMode, PAGE_SIZE, StoreConfig, WriteMode};
 use crate::consume_queue::{ConsumeQueues, Entry};
+use crate::dispatcher::Dispatcher;
 use crate::error::{CloseError, FileError, FlushError, OpenError, PutError, ReadError};
 use crate::flush::{GroupCommit, Stop};
 use crate::io::FileOps;
@@ -32,9 +33,6 @@ thread_local! {
     static BATCH_BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
-/// How often the dispatcher looks for new records (RocketMQ `ReputMessageService` sleeps 1 ms).
-const DISPATCH_INTERVAL: Duration = Duration::from_millis(1);
-
 /// Why dispatching stopped.
 #[derive(Debug)]
 pub(crate) enum DispatchError {
@@ -42,6 +40,7 @@ pub(crate) enum DispatchError {
     Decode { physical_offset: u64, source: codec::DecodeError },
 }
 
+/// Everything of one log that its threads share.
 pub(crate) struct Shared<R: RawMutex> {
     dir: PathBuf,
     config: StoreConfig,
@@ -56,6 +55,7 @@ pub(crate) struct Shared<R: RawMutex> {
     fs: FileOps,
     async_flush_error: Mutex<Option<FlushError>>,
     background_error: Mutex<Option<String>>,
+    last_checkpoint: Mutex<Instant>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -99,6 +99,24 @@ impl<R: RawMutex> Shared<R> {
         Checkpoint { commitlog, consume_queue }.write(&self.fs, &self.dir.join("checkpoint"))
     }
 
+    /// One dispatcher round: dispatch what became readable; checkpoint when due.
+    pub(crate) fn dispatch_round(&self) {
+        if let Err(e) = self.dispatch_to(self.log.readable_end()) {
+            self.note(format!("dispatch stopped: {e:?}"));
+        }
+        let due = {
+            let mut last = lock(&self.last_checkpoint);
+            let due = last.elapsed() >= self.config.checkpoint_interval;
+            if due {
+                *last = Instant::now();
+            }
+            due
+        };
+        if due && let Err(e) = self.write_checkpoint() {
+            self.note(format!("checkpoint failed: {e}"));
+        }
+    }
+
     fn note(&self, what: String) {
         *lock(&self.background_error) = Some(what);
     }
@@ -108,12 +126,19 @@ impl<R: RawMutex> Shared<R> {
 pub(crate) struct LogStore<R: RawMutex + Send + Sync + 'static> {
     shared: Arc<Shared<R>>,
     threads: Vec<JoinHandle<()>>,
+    dispatcher: Arc<Dispatcher<R>>,
     _dir_lock: File,
 }
 
 impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
-    /// Opens (creating or recovering) the log in `dir`.
-    pub(crate) fn open(dir: &Path, config: &StoreConfig, lock_: R) -> Result<Self, OpenError> {
+    /// Opens (creating or recovering) the log in `dir`, served by `dispatcher` (a new one
+    /// when `None`).
+    pub(crate) fn open(
+        dir: &Path,
+        config: &StoreConfig,
+        lock_: R,
+        dispatcher: Option<Arc<Dispatcher<R>>>,
+    ) -> Result<Self, OpenError> {
         config.validate().map_err(OpenError::InvalidConfig)?;
         let fs = FileOps::new(config.fault_injector.clone());
         fs.create_dir_all(dir)?;
@@ -185,6 +210,7 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
             fs,
             async_flush_error: Mutex::new(None),
             background_error: Mutex::new(None),
+            last_checkpoint: Mutex::new(Instant::now()),
         });
         match shared.dispatch_to(write_pos) {
             Ok(()) => {}
@@ -200,8 +226,15 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
             let stripe = shared.table.stripe_of(&topic, qid);
             shared.table.lock(stripe).set(&topic, qid, cq.len());
         }
+        let dispatcher = match dispatcher {
+            Some(d) => d,
+            None => {
+                Arc::new(Dispatcher::start().map_err(|e| FileError::new("start dispatcher for", dir, e))?)
+            }
+        };
+        dispatcher.register(Arc::clone(&shared));
         let threads = spawn_services(&shared);
-        Ok(LogStore { shared, threads, _dir_lock: dir_lock })
+        Ok(LogStore { shared, threads, dispatcher, _dir_lock: dir_lock })
     }
 
     fn check_fits(&self, size: usize) -> Result<(), PutError> {
@@ -431,6 +464,7 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
 
     fn stop_threads(&mut self) {
         let s = &self.shared;
+        self.dispatcher.unregister(s);
         s.stop.stop();
         s.group.shutdown();
         s.log.shutdown();
@@ -488,26 +522,6 @@ fn spawn_services<R: RawMutex + Send + Sync + 'static>(shared: &Arc<Shared<R>>) 
                 }
             })
             .expect("spawning the flush thread"),
-    );
-    let s = Arc::clone(shared);
-    threads.push(
-        std::thread::Builder::new()
-            .name("abslock-store-dispatch".into())
-            .spawn(move || {
-                let mut last_checkpoint = Instant::now();
-                while !s.stop.wait(DISPATCH_INTERVAL) {
-                    if let Err(e) = s.dispatch_to(s.log.readable_end()) {
-                        s.note(format!("dispatch stopped: {e:?}"));
-                    }
-                    if last_checkpoint.elapsed() >= s.config.checkpoint_interval {
-                        last_checkpoint = Instant::now();
-                        if let Err(e) = s.write_checkpoint() {
-                            s.note(format!("checkpoint failed: {e}"));
-                        }
-                    }
-                }
-            })
-            .expect("spawning the dispatch thread"),
     );
     threads
 }

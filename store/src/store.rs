@@ -10,7 +10,8 @@ use lock_api::RawMutex;
 
 use crate::codec::StoredMessage;
 use crate::config::{Layout, StoreConfig};
-use crate::error::{CloseError, FlushError, OpenError, PutError, ReadError};
+use crate::dispatcher::Dispatcher;
+use crate::error::{CloseError, FileError, FlushError, OpenError, PutError, ReadError};
 use crate::io::FileOps;
 use crate::log_store::LogStore;
 use crate::message::Message;
@@ -37,6 +38,8 @@ enum Logs<R: RawMutex + Send + Sync + 'static> {
         /// Append-only while the store is open: a `&LogStore` stays valid for `&self`.
         logs: RwLock<HashMap<String, Arc<LogStore<R>>>>,
         make_lock: MakeLock<R>,
+        /// One dispatcher thread for all topics.
+        dispatcher: Arc<Dispatcher<R>>,
         _root_lock: File,
     },
 }
@@ -103,7 +106,7 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
                         dir.display()
                     )));
                 }
-                Logs::Single(LogStore::open(&dir, &config, make_lock())?)
+                Logs::Single(LogStore::open(&dir, &config, make_lock(), None)?)
             }
             Layout::PerTopic => {
                 if dir.join("commitlog").is_dir() {
@@ -116,16 +119,21 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
                     fs.lock_file(&dir.join("lock"))?.ok_or_else(|| OpenError::InUse { path: dir.clone() })?;
                 let root = dir.join("topics");
                 fs.create_dir_all(&root)?;
+                let dispatcher = Arc::new(
+                    Dispatcher::start().map_err(|e| FileError::new("start dispatcher for", &dir, e))?,
+                );
                 let mut logs = HashMap::new();
                 for (name, path, ft) in fs.list_dir(&root)? {
                     if ft.is_dir() {
-                        logs.insert(name, Arc::new(LogStore::open(&path, &config, make_lock())?));
+                        let log = LogStore::open(&path, &config, make_lock(), Some(Arc::clone(&dispatcher)))?;
+                        logs.insert(name, Arc::new(log));
                     }
                 }
                 Logs::PerTopic {
                     root,
                     logs: RwLock::new(logs),
                     make_lock: Box::new(make_lock),
+                    dispatcher,
                     _root_lock: root_lock,
                 }
             }
@@ -152,20 +160,27 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
         if let Some(l) = self.log_of(msg.topic()) {
             return Ok(l);
         }
-        let Logs::PerTopic { root, logs, make_lock, .. } = &self.logs else { return Err(PutError::Closed) };
+        let Logs::PerTopic { root, logs, make_lock, dispatcher, .. } = &self.logs else {
+            return Err(PutError::Closed);
+        };
         // Validate before creating a directory named after the topic.
         LogStore::<R>::validate(&self.config, msg)?;
         let mut map = logs.write().unwrap_or_else(PoisonError::into_inner);
         if !map.contains_key(msg.topic()) {
-            let log =
-                LogStore::open(&root.join(msg.topic()), &self.config, make_lock()).map_err(|e| match e {
-                    OpenError::Io(f) => PutError::SegmentCreate(f),
-                    other => PutError::SegmentCreate(crate::error::FileError::new(
-                        "open topic log",
-                        &root.join(msg.topic()),
-                        std::io::Error::other(other.to_string()),
-                    )),
-                })?;
+            let log = LogStore::open(
+                &root.join(msg.topic()),
+                &self.config,
+                make_lock(),
+                Some(Arc::clone(dispatcher)),
+            )
+            .map_err(|e| match e {
+                OpenError::Io(f) => PutError::SegmentCreate(f),
+                other => PutError::SegmentCreate(FileError::new(
+                    "open topic log",
+                    &root.join(msg.topic()),
+                    std::io::Error::other(other.to_string()),
+                )),
+            })?;
             map.insert(msg.topic().to_owned(), Arc::new(log));
         }
         drop(map);

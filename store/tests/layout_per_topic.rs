@@ -5,7 +5,12 @@ use abslock_store::{FlushMode, Layout, Message, MessageStore, OpenError, PutErro
 type Store = MessageStore<parking_lot::RawMutex>;
 
 fn config() -> StoreConfig {
-    StoreConfig { segment_size: 4096, consume_queue_entries: 16, layout: Layout::PerTopic, ..StoreConfig::default() }
+    StoreConfig {
+        segment_size: 4096,
+        consume_queue_entries: 16,
+        layout: Layout::PerTopic,
+        ..StoreConfig::default()
+    }
 }
 
 #[test]
@@ -22,8 +27,8 @@ fn topics_have_their_own_logs_and_survive_crash_and_reopen() {
             expected.push((topic, p, body));
         }
         // Each topic's physical offsets start at 0.
-        for t in 0..3 {
-            assert_eq!(expected[t].1.physical_offset, 0);
+        for (_, p, _) in &expected[..3] {
+            assert_eq!(p.physical_offset, 0);
         }
         let err = store.get_message_at(0).unwrap_err();
         assert!(matches!(err, ReadError::TopicRequired), "{err}");
@@ -50,9 +55,12 @@ fn topics_have_their_own_logs_and_survive_crash_and_reopen() {
 fn per_topic_batches_name_one_topic() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path(), StoreConfig { flush: FlushMode::SYNC, ..config() }).unwrap();
-    let err = store.put_messages(&[Message::new("a", b"1".to_vec()), Message::new("b", b"2".to_vec())]).unwrap_err();
+    let err = store
+        .put_messages(&[Message::new("a", b"1".to_vec()), Message::new("b", b"2".to_vec())])
+        .unwrap_err();
     assert!(matches!(err, PutError::MixedTopics { .. }), "{err}");
-    let ok = store.put_messages(&[Message::new("a", b"1".to_vec()), Message::new("a", b"2".to_vec())]).unwrap();
+    let ok =
+        store.put_messages(&[Message::new("a", b"1".to_vec()), Message::new("a", b"2".to_vec())]).unwrap();
     assert_eq!(ok.len(), 2);
     // An invalid topic creates no directory.
     assert!(store.put_message(&Message::new("bad/topic", b"x".to_vec())).is_err());

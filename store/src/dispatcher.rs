@@ -1,0 +1,64 @@
+//! The dispatcher thread (RocketMQ `ReputMessageService`): every millisecond it builds
+//! consume-queue entries for newly readable records of each registered log, and every
+//! checkpoint interval flushes the consume queues and writes the checkpoint. One thread
+//! serves all logs of a store, so [`Layout::PerTopic`](crate::Layout::PerTopic) does not
+//! pay a polling thread per topic.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use lock_api::RawMutex;
+
+use crate::flush::Stop;
+use crate::log_store::Shared;
+
+/// How often the dispatcher looks for new records (RocketMQ `ReputMessageService` sleeps 1 ms).
+const DISPATCH_INTERVAL: Duration = Duration::from_millis(1);
+
+type Logs<R> = Arc<Mutex<Vec<Arc<Shared<R>>>>>;
+
+/// A running dispatcher thread and the logs it serves.
+pub(crate) struct Dispatcher<R: RawMutex + Send + Sync + 'static> {
+    logs: Logs<R>,
+    stop: Arc<Stop>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl<R: RawMutex + Send + Sync + 'static> Dispatcher<R> {
+    pub(crate) fn start() -> std::io::Result<Self> {
+        let logs: Logs<R> = Arc::default();
+        let stop = Arc::new(Stop::default());
+        let (l, s) = (Arc::clone(&logs), Arc::clone(&stop));
+        let thread = std::thread::Builder::new().name("abslock-store-dispatch".into()).spawn(move || {
+            while !s.wait(DISPATCH_INTERVAL) {
+                for log in l.lock().unwrap_or_else(PoisonError::into_inner).iter() {
+                    log.dispatch_round();
+                }
+            }
+        })?;
+        Ok(Self { logs, stop, thread: Mutex::new(Some(thread)) })
+    }
+
+    pub(crate) fn register(&self, log: Arc<Shared<R>>) {
+        self.logs.lock().unwrap_or_else(PoisonError::into_inner).push(log);
+    }
+
+    /// Stops serving `log`; returns after any round in progress has finished.
+    pub(crate) fn unregister(&self, log: &Arc<Shared<R>>) {
+        self.logs.lock().unwrap_or_else(PoisonError::into_inner).retain(|l| !Arc::ptr_eq(l, log));
+    }
+
+    pub(crate) fn shutdown(&self) {
+        self.stop.stop();
+        if let Some(t) = self.thread.lock().unwrap_or_else(PoisonError::into_inner).take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl<R: RawMutex + Send + Sync + 'static> Drop for Dispatcher<R> {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
