@@ -275,11 +275,12 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
             self.check_fits(layout.total_size)?;
             let (topic, queue_id) = (msg.topic(), msg.get_queue_id());
             let mut stripe = s.table.lock(s.table.stripe_of(topic, queue_id));
-            let queue_offset = stripe.next(topic, queue_id);
+            let slot = stripe.slot(topic, queue_id);
+            let queue_offset = *slot;
             codec::set_queue_offset(buf, &layout, queue_offset);
             codec::seal_record_crc(buf, &layout);
             let appended = s.log.append(buf, &[RecordAt { at: 0, layout }])?;
-            stripe.set(topic, queue_id, queue_offset + 1);
+            *slot = queue_offset + 1;
             drop(stripe);
             let size = layout.total_size as u32;
             let end = appended.physical_offset + u64::from(size);

@@ -40,12 +40,29 @@ pub(crate) type FnvMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
 #[derive(Debug, Default)]
 pub(crate) struct Stripe {
     next: FnvMap<String, FnvMap<u32, u64>>,
+    /// Never used: lets `slot` avoid a panic path.
+    spare: u64,
 }
 
 impl Stripe {
     /// The queue offset the next message to (topic, queue id) gets.
     pub(crate) fn next(&self, topic: &str, queue_id: u32) -> u64 {
         self.next.get(topic).and_then(|q| q.get(&queue_id)).copied().unwrap_or(0)
+    }
+
+    /// The next-queue-offset slot of (topic, queue id), created at 0 on first use (the
+    /// only allocation). One lookup serves the read before and the write after the put.
+    pub(crate) fn slot(&mut self, topic: &str, queue_id: u32) -> &mut u64 {
+        if !self.next.contains_key(topic) {
+            self.next.insert(topic.to_owned(), FnvMap::default());
+        }
+        let queues = self.next.get_mut(topic);
+        // `queues` is `Some` (inserted above); the fallback only satisfies the types.
+        let queues = match queues {
+            Some(q) => q,
+            None => return &mut self.spare,
+        };
+        queues.entry(queue_id).or_insert(0)
     }
 
     /// Records that queue offsets below `next` are taken. Allocates only for a new pair.
