@@ -73,6 +73,10 @@ pub struct CommitLog<R: RawMutex> {
     prealloc: Preallocator,
     pool: Option<Arc<BufferPool>>,
     mode: LogMode,
+    /// Successful flushes that advanced the flushed position.
+    flushes: AtomicU64,
+    /// Segment rolls.
+    rolls: AtomicU64,
 }
 
 impl<R: RawMutex> std::fmt::Debug for CommitLog<R> {
@@ -122,6 +126,8 @@ impl<R: RawMutex> CommitLog<R> {
             prealloc,
             pool,
             mode,
+            flushes: AtomicU64::new(0),
+            rolls: AtomicU64::new(0),
         }
     }
 
@@ -216,6 +222,7 @@ impl<R: RawMutex> CommitLog<R> {
         self.segments.write().unwrap_or_else(PoisonError::into_inner).push(Arc::clone(&next));
         st.write_pos = next_start;
         st.current = Some(next);
+        self.rolls.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
 
@@ -290,8 +297,21 @@ impl<R: RawMutex> CommitLog<R> {
             seg.sync(&self.fs, (at - seg.start()) as usize, (upto - at) as usize).map_err(io)?;
             at = upto;
         }
+        if end > from {
+            self.flushes.fetch_add(1, Ordering::Relaxed);
+        }
         self.flushed.store(end, Ordering::Release);
         Ok(end)
+    }
+
+    /// Flushes that advanced the flushed position so far.
+    pub fn flushes(&self) -> u64 {
+        self.flushes.load(Ordering::Relaxed)
+    }
+
+    /// Segment rolls so far.
+    pub fn rolls(&self) -> u64 {
+        self.rolls.load(Ordering::Relaxed)
     }
 
     /// Bytes written but not yet flushed.

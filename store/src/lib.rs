@@ -54,7 +54,7 @@ pub use config::{
 };
 pub use error::{CloseError, FileError, FlushError, OpenError, PutError, ReadError};
 pub use message::Message;
-pub use store::{MessageStore, PutResult};
+pub use store::{MessageStore, PutResult, StoreStats};
 
 /// Fault injection for tests: make chosen file operations fail (see
 /// [`StoreConfig::fault_injector`]).

@@ -16,6 +16,22 @@ use crate::io::FileOps;
 use crate::log_store::LogStore;
 use crate::message::Message;
 
+/// Counters of a store (summed over topics under [`Layout::PerTopic`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct StoreStats {
+    /// Next physical offset to be written, bytes.
+    pub write_position: u64,
+    /// Durable physical offset, bytes.
+    pub flushed_position: u64,
+    /// Flushes (msync rounds, incl. group commits) that advanced the flushed position.
+    pub flushes: u64,
+    /// Segment rolls (a blank record plus a switch to the next segment).
+    pub rolls: u64,
+    /// Commitlogs (1, or one per topic).
+    pub logs: u64,
+}
+
 /// Where a put landed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PutResult {
@@ -205,6 +221,19 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
     /// # Errors
     /// As [`put_message`](Self::put_message); also [`PutError::EmptyBatch`],
     /// [`PutError::BatchTooLarge`] (encoded batch over segment size - 8 bytes).
+    ///
+    /// # Examples
+    /// ```
+    /// use abslock_store::{Message, MessageStore, StoreConfig};
+    /// let dir = tempfile::tempdir()?;
+    /// let config = StoreConfig { segment_size: 1 << 20, ..StoreConfig::default() };
+    /// let store: MessageStore<parking_lot::RawMutex> = MessageStore::open(dir.path(), config)?;
+    /// let batch = [Message::new("orders", b"a".to_vec()), Message::new("orders", b"b".to_vec())];
+    /// let puts = store.put_messages(&batch)?;
+    /// assert_eq!((puts[0].queue_offset, puts[1].queue_offset), (0, 1));
+    /// assert_eq!(puts[1].physical_offset, puts[0].physical_offset + u64::from(puts[0].size));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn put_messages(&self, msgs: &[Message]) -> Result<Vec<PutResult>, PutError> {
         let Some(first) = msgs.first() else { return Err(PutError::EmptyBatch) };
         if matches!(self.logs, Logs::PerTopic { .. }) {
@@ -244,6 +273,19 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
     /// # Errors
     /// [`ReadError::Corrupt`] if no valid record starts there; [`ReadError::TopicRequired`]
     /// under [`Layout::PerTopic`] (use [`get_message_at_in`](Self::get_message_at_in)).
+    ///
+    /// # Examples
+    /// ```
+    /// use abslock_store::{Message, MessageStore, StoreConfig};
+    /// let dir = tempfile::tempdir()?;
+    /// let config = StoreConfig { segment_size: 1 << 20, ..StoreConfig::default() };
+    /// let store: MessageStore<parking_lot::RawMutex> = MessageStore::open(dir.path(), config)?;
+    /// let put = store.put_message(&Message::new("orders", b"hello".to_vec()))?;
+    /// let msg = store.get_message_at(put.physical_offset)?.expect("written");
+    /// assert_eq!((msg.body(), msg.queue_offset()), (&b"hello"[..], put.queue_offset));
+    /// assert!(store.get_message_at(put.physical_offset + u64::from(put.size))?.is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn get_message_at(&self, physical_offset: u64) -> Result<Option<StoredMessage<'_>>, ReadError> {
         match &self.logs {
             Logs::Single(l) => l.get_message_at(physical_offset),
@@ -284,6 +326,17 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
     ///
     /// # Errors
     /// [`FlushError`]: the flushed position did not advance past what is durable.
+    ///
+    /// # Examples
+    /// ```
+    /// use abslock_store::{Message, MessageStore, StoreConfig};
+    /// let dir = tempfile::tempdir()?;
+    /// let config = StoreConfig { segment_size: 1 << 20, ..StoreConfig::default() };
+    /// let store: MessageStore<parking_lot::RawMutex> = MessageStore::open(dir.path(), config)?;
+    /// let put = store.put_message(&Message::new("orders", b"hello".to_vec()))?;
+    /// assert_eq!(store.flush()?, put.physical_offset + u64::from(put.size));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn flush(&self) -> Result<u64, FlushError> {
         let mut total = 0;
         let mut err = None;
@@ -323,6 +376,19 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
 
     /// Calls `f` with every put-message lock (one, or one per topic), e.g. to read ABS
     /// statistics.
+    ///
+    /// # Examples
+    /// ```
+    /// use abslock_store::{Message, MessageStore, StoreConfig};
+    /// let dir = tempfile::tempdir()?;
+    /// let config = StoreConfig { segment_size: 1 << 20, ..StoreConfig::default() };
+    /// let store: MessageStore<abslock::RawAbsLock> = MessageStore::open(dir.path(), config)?;
+    /// store.put_message(&Message::new("orders", b"hello".to_vec()))?;
+    /// let mut acquisitions = 0;
+    /// store.for_each_put_lock(|lock| acquisitions += lock.stats().acquisitions);
+    /// assert_eq!(acquisitions, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn for_each_put_lock(&self, mut f: impl FnMut(&R)) {
         self.each_log(|l| f(l.log().put_lock()));
     }
@@ -341,6 +407,33 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
     /// Physical offset up to which the log is durable (under [`Layout::PerTopic`], the sum).
     pub fn flushed_position(&self) -> u64 {
         self.sum(|l| l.log().flushed())
+    }
+
+    /// Counters: positions, flushes, rolls (ours).
+    ///
+    /// # Examples
+    /// ```
+    /// use abslock_store::{FlushMode, Message, MessageStore, StoreConfig};
+    /// let dir = tempfile::tempdir()?;
+    /// let config = StoreConfig { segment_size: 1 << 20, flush: FlushMode::SYNC, ..StoreConfig::default() };
+    /// let store: MessageStore<parking_lot::RawMutex> = MessageStore::open(dir.path(), config)?;
+    /// let put = store.put_message(&Message::new("orders", b"hello".to_vec()))?;
+    /// let stats = store.stats();
+    /// assert_eq!(stats.flushed_position, put.physical_offset + u64::from(put.size));
+    /// assert!(stats.flushes >= 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn stats(&self) -> StoreStats {
+        let mut st = StoreStats::default();
+        self.each_log(|l| {
+            let log = l.log();
+            st.write_position += log.write_pos();
+            st.flushed_position += log.flushed();
+            st.flushes += log.flushes();
+            st.rolls += log.rolls();
+            st.logs += 1;
+        });
+        st
     }
 
     /// Entries in the consume queue of (topic, queue id): its next queue offset.

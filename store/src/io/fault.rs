@@ -17,7 +17,8 @@ pub enum FaultPoint {
     SegmentCreate,
     /// Creating a consume-queue file; fails with `ENOSPC`.
     ConsumeQueueCreate,
-    /// A `pwrite` of the pooled write mode's commit thread (the transient store pool).
+    /// A `pwrite` of the pooled write mode's commit thread (the transient store pool): a
+    /// short write (the first half lands), then the error.
     PooledWrite,
     /// Writing the `checkpoint` file.
     CheckpointWrite,

@@ -118,9 +118,13 @@ impl FileOps {
         d.sync_all().map_err(|e| err("fsync directory", dir, e))
     }
 
-    /// `pwrite` of all of `data` at `offset` (the pooled write mode's commit).
+    /// `pwrite` of all of `data` at `offset` (the pooled write mode's commit). An injected
+    /// fault writes the first half, then fails: a short write.
     pub(crate) fn write_at(&self, file: &File, path: &Path, offset: u64, data: &[u8]) -> FsResult<()> {
-        self.check(FaultPoint::PooledWrite, "write", path)?;
+        if let Err(e) = self.check(FaultPoint::PooledWrite, "write", path) {
+            let _ = file.write_all_at(&data[..data.len() / 2], offset);
+            return Err(e);
+        }
         file.write_all_at(data, offset).map_err(|e| err("write", path, e))
     }
 
