@@ -139,10 +139,7 @@ impl<R: SweepLock> EmulatedLog<R> {
             .name("emulated-flush".into())
             .spawn(move || flush_loop(&s))
             .map_err(|e| TargetError::Setup(format!("cannot start flush thread: {e}")))?;
-        Ok(EmulatedLog {
-            shared,
-            flusher: Some(flusher),
-        })
+        Ok(EmulatedLog { shared, flusher: Some(flusher) })
     }
 }
 
@@ -225,9 +222,7 @@ impl<R: SweepLock> Drop for EmulatedLog<R> {
 }
 
 fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
 
 impl<R: SweepLock> PutTarget<R> for EmulatedLog<R> {
@@ -253,11 +248,7 @@ impl<R: SweepLock> PutTarget<R> for EmulatedLog<R> {
         let topic_at = body_at + body.len();
         bytes[topic_at] = name.len() as u8;
         bytes[topic_at + 1..topic_at + 1 + name.len()].copy_from_slice(name.as_bytes());
-        Ok(EncodedRecord {
-            shard,
-            bytes,
-            body_len: body.len(),
-        })
+        Ok(EncodedRecord { shard, bytes, body_len: body.len() })
     }
 
     #[inline]
@@ -368,14 +359,11 @@ mod tests {
     fn per_topic_splits_the_ring_and_rejects_oversized_records() {
         let dir = tempfile::tempdir().unwrap();
         let ring = Arc::new(Ring::create(dir.path(), "ring", 16 * PAGE).unwrap());
-        let log = EmulatedLog::<parking_lot::RawMutex>::new(
-            ring,
-            Layout::PerTopic,
-            4,
-            FlushMode::Async,
-            &|| parking_lot::RawMutex::INIT,
-        )
-        .unwrap();
+        let log =
+            EmulatedLog::<parking_lot::RawMutex>::new(ring, Layout::PerTopic, 4, FlushMode::Async, &|| {
+                parking_lot::RawMutex::INIT
+            })
+            .unwrap();
         let mut locks = 0;
         log.for_each_put_lock(&mut |_| locks += 1);
         assert_eq!(locks, 4);

@@ -183,11 +183,7 @@ pub fn parse_count(
 ) -> Result<usize, GridError> {
     match s.trim().parse::<usize>() {
         Ok(n) if (min..=max).contains(&n) => Ok(n),
-        _ => Err(GridError::BadValue {
-            flag,
-            value: s.trim().to_string(),
-            expected,
-        }),
+        _ => Err(GridError::BadValue { flag, value: s.trim().to_string(), expected }),
     }
 }
 
@@ -434,9 +430,8 @@ mod tests {
         let mut g = Grid::smoke_grid();
         g.flushes = vec![FlushMode::Async, FlushMode::Sync];
         let cells = g.cells();
-        assert!(cells
-            .iter()
-            .filter(|c| c.strategy == Strategy::MemcpyLimit)
-            .all(|c| c.flush == FlushMode::Async));
+        assert!(
+            cells.iter().filter(|c| c.strategy == Strategy::MemcpyLimit).all(|c| c.flush == FlushMode::Async)
+        );
     }
 }

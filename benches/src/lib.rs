@@ -13,6 +13,7 @@
 //! | [`timed`] | `Timed<R>`: acquire/hold sampling wrapper |
 //! | [`target`], [`emulated`], [`store_target`], [`ring`] | the critical section driven |
 //! | [`worker`], [`limit`], [`run`] | running cells |
+//! | [`pool`] | worker threads for the criterion benches |
 //! | [`cpu`], [`stats`], [`row`] | measurement and derived figures |
 //! | [`csv`], [`report`], [`plots`], [`machine`], [`progress`] | outputs |
 
@@ -24,6 +25,7 @@ pub mod limit;
 pub mod machine;
 pub mod peers;
 pub mod plots;
+pub mod pool;
 pub mod progress;
 pub mod registry;
 pub mod report;

@@ -20,11 +20,7 @@ pub fn detect() -> Machine {
         .and_then(|s| cpu_model_from_cpuinfo(&s))
         .unwrap_or_else(|| "unknown".to_string());
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    Machine {
-        cpu_model,
-        cores,
-        kernel: kernel().unwrap_or_else(|| "unknown".to_string()),
-    }
+    Machine { cpu_model, cores, kernel: kernel().unwrap_or_else(|| "unknown".to_string()) }
 }
 
 /// The first `model name` value in a `/proc/cpuinfo` text.
@@ -57,6 +53,15 @@ impl fmt::Display for Machine {
     }
 }
 
+/// The 1, 5 and 15 minute load averages from `/proc/loadavg` ("0.42 0.15 0.05"), if readable.
+/// The report states them at the start and end of a run: on a shared machine other
+/// work competes with the workers, which the figures cannot separate out.
+pub fn load_average() -> Option<String> {
+    let s = std::fs::read_to_string("/proc/loadavg").ok()?;
+    let parts: Vec<&str> = s.split_whitespace().take(3).collect();
+    (parts.len() == 3).then(|| parts.join(" "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,13 +77,4 @@ mod tests {
     fn detect_reports_at_least_one_core() {
         assert!(detect().cores >= 1);
     }
-}
-
-/// The 1, 5 and 15 minute load averages from `/proc/loadavg` ("0.42 0.15 0.05"), if readable.
-/// The report states them at the start and end of a run: on a shared machine other
-/// work competes with the workers, which the figures cannot separate out.
-pub fn load_average() -> Option<String> {
-    let s = std::fs::read_to_string("/proc/loadavg").ok()?;
-    let parts: Vec<&str> = s.split_whitespace().take(3).collect();
-    (parts.len() == 3).then(|| parts.join(" "))
 }

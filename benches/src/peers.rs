@@ -26,9 +26,7 @@ impl RawStdMutex {
 // it represents, and forgetting it merely keeps the (leaked, 'static) mutex locked.
 unsafe impl lock_api::RawMutex for RawStdMutex {
     #[allow(clippy::declare_interior_mutable_const)]
-    const INIT: Self = RawStdMutex {
-        inner: OnceLock::new(),
-    };
+    const INIT: Self = RawStdMutex { inner: OnceLock::new() };
 
     type Guard = MutexGuard<'static, ()>;
 
@@ -70,9 +68,7 @@ pub struct RawSpinCrateMutex {
 
 impl Default for RawSpinCrateMutex {
     fn default() -> Self {
-        RawSpinCrateMutex {
-            inner: spin::Mutex::new(()),
-        }
+        RawSpinCrateMutex { inner: spin::Mutex::new(()) }
     }
 }
 
@@ -81,9 +77,7 @@ impl Default for RawSpinCrateMutex {
 // `unlock`, whose caller owns the acquisition (the `GuardSend` token).
 unsafe impl lock_api::RawMutex for RawSpinCrateMutex {
     #[allow(clippy::declare_interior_mutable_const)]
-    const INIT: Self = RawSpinCrateMutex {
-        inner: spin::Mutex::new(()),
-    };
+    const INIT: Self = RawSpinCrateMutex { inner: spin::Mutex::new(()) };
 
     type Guard = lock_api::GuardSend;
 

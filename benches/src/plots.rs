@@ -16,10 +16,7 @@ pub struct PlotError {
 }
 
 fn err(path: &Path, e: impl std::fmt::Debug) -> PlotError {
-    PlotError {
-        path: path.display().to_string(),
-        why: format!("{e:?}"),
-    }
+    PlotError { path: path.display().to_string(), why: format!("{e:?}") }
 }
 
 /// One line of a plot: a name and its (x, y) points (x ascending).
@@ -57,12 +54,7 @@ pub fn lines_vs_threads(path: &Path, title: &str, y_desc: &str, series: &[Series
         .y_label_area_size(70)
         .build_cartesian_2d((0.9f64..xmax * 1.15).log_scale(), (y0..y1).log_scale())
         .map_err(|e| err(path, e))?;
-    chart
-        .configure_mesh()
-        .x_desc("worker threads")
-        .y_desc(y_desc)
-        .draw()
-        .map_err(|e| err(path, e))?;
+    chart.configure_mesh().x_desc("worker threads").y_desc(y_desc).draw().map_err(|e| err(path, e))?;
     for (i, s) in series.iter().enumerate() {
         let color = Palette99::pick(i).to_rgba();
         let pts: Vec<(f64, f64)> = s.points.iter().copied().filter(|p| p.1 > 0.0).collect();
@@ -105,11 +97,7 @@ pub fn abs_trace(path: &Path, title: &str, points: &[TracePoint]) -> Result<(), 
         .y_label_area_size(70)
         .build_cartesian_2d(0f64..x1, (0.8f64..kmax * 1.5).log_scale())
         .map_err(|e| err(path, e))?;
-    k_chart
-        .configure_mesh()
-        .y_desc("k (spins before yielding)")
-        .draw()
-        .map_err(|e| err(path, e))?;
+    k_chart.configure_mesh().y_desc("k (spins before yielding)").draw().map_err(|e| err(path, e))?;
     let step = |f: &dyn Fn(&TracePoint) -> f64| {
         let mut v = Vec::with_capacity(points.len() * 2);
         for (i, p) in points.iter().enumerate() {
@@ -137,10 +125,7 @@ pub fn abs_trace(path: &Path, title: &str, points: &[TracePoint]) -> Result<(), 
         .draw()
         .map_err(|e| err(path, e))?;
     m_chart
-        .draw_series(LineSeries::new(
-            step(&|p| if p.parking { 1.0 } else { 0.0 }),
-            RED.stroke_width(2),
-        ))
+        .draw_series(LineSeries::new(step(&|p| if p.parking { 1.0 } else { 0.0 }), RED.stroke_width(2)))
         .map_err(|e| err(path, e))?;
     root.present().map_err(|e| err(path, e))
 }
@@ -160,10 +145,7 @@ mod tests {
     fn plots_are_written_as_svg() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("t.svg");
-        let s = vec![Series {
-            name: "abs".into(),
-            points: vec![(1.0, 5.0), (2.0, 7.0), (16.0, 3.0)],
-        }];
+        let s = vec![Series { name: "abs".into(), points: vec![(1.0, 5.0), (2.0, 7.0), (16.0, 3.0)] }];
         lines_vs_threads(&p, "throughput", "Mmsg/s", &s).unwrap();
         let text = std::fs::read_to_string(&p).unwrap();
         assert!(text.starts_with("<svg") && text.contains("abs"));

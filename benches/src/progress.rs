@@ -6,13 +6,11 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 pub fn bar(cells: u64, quiet: bool) -> ProgressBar {
     let pb = ProgressBar::with_draw_target(
         Some(cells),
-        if quiet {
-            ProgressDrawTarget::hidden()
-        } else {
-            ProgressDrawTarget::stderr()
-        },
+        if quiet { ProgressDrawTarget::hidden() } else { ProgressDrawTarget::stderr() },
     );
-    if let Ok(style) = ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} cells, eta {eta} {msg}") {
+    if let Ok(style) =
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} cells, eta {eta} {msg}")
+    {
         pb.set_style(style.progress_chars("=> "));
     }
     pb

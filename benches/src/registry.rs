@@ -64,7 +64,9 @@ pub fn run(cell: &Cell, ctx: &RunContext, trace: bool) -> Result<CellOutcome, Ta
         Strategy::Spin => with_lock(cell, ctx, trace, || abslock::RawSpinLock::INIT),
         Strategy::Backoff(k) => with_lock(cell, ctx, trace, move || abslock::RawBackoffLock::with_k(k)),
         Strategy::Abs => with_lock(cell, ctx, trace, || <abslock::RawAbsLock<abslock::Calibrated>>::INIT),
-        Strategy::AbsRocketMq => with_lock(cell, ctx, trace, || <abslock::RawAbsLock<abslock::RocketMq>>::INIT),
+        Strategy::AbsRocketMq => {
+            with_lock(cell, ctx, trace, || <abslock::RawAbsLock<abslock::RocketMq>>::INIT)
+        }
         Strategy::ParkingLot => with_lock(cell, ctx, trace, || <parking_lot::RawMutex as RawMutex>::INIT),
         Strategy::Std => with_lock(cell, ctx, trace, || RawStdMutex::INIT),
         Strategy::SpinCrate => with_lock(cell, ctx, trace, || RawSpinCrateMutex::INIT),
@@ -99,7 +101,8 @@ where
             run_cell(&log, &opts)
         }
         TargetKind::Store => {
-            let store = StoreTarget::open(&ctx.store_dir, cell, segment_size_for(cell, ctx.segment_size), make)?;
+            let store =
+                StoreTarget::open(&ctx.store_dir, cell, segment_size_for(cell, ctx.segment_size), make)?;
             let out = run_cell(&store, &opts);
             store.close()?;
             out

@@ -90,11 +90,7 @@ pub fn ratio_cell(value: Option<f64>, best: Option<f64>, scale: f64) -> String {
         (Some(v), Some(b)) if b > 0.0 => {
             let txt = sig3(v / scale);
             let ratio = v / b;
-            if v >= b {
-                format!("**{txt}** (1.00)")
-            } else {
-                format!("{txt} ({ratio:.2})")
-            }
+            if v >= b { format!("**{txt}** (1.00)") } else { format!("{txt} ({ratio:.2})") }
         }
         (Some(v), _) => sig3(v / scale),
         _ => "-".into(),
@@ -157,14 +153,7 @@ fn scenarios(grid: &Grid) -> Vec<Scenario> {
 }
 
 fn key(s: Strategy, threads: usize, size: usize, sc: Scenario) -> Key {
-    Key {
-        strategy: s,
-        threads,
-        msg_size: size,
-        layout: sc.0,
-        topics: sc.1,
-        flush: sc.2,
-    }
+    Key { strategy: s, threads, msg_size: size, layout: sc.0, topics: sc.1, flush: sc.2 }
 }
 
 fn scenario_name(sc: Scenario) -> String {
@@ -177,7 +166,11 @@ fn scenario_name(sc: Scenario) -> String {
 }
 
 fn size_name(size: usize) -> String {
-    if size >= 1024 && size % 1024 == 0 { format!("{} KiB", size / 1024) } else { format!("{size} B") }
+    if size >= 1024 && size.is_multiple_of(1024) {
+        format!("{} KiB", size / 1024)
+    } else {
+        format!("{size} B")
+    }
 }
 
 /// Per-cell figures of one strategy relative to the best strategy and to a peer.
@@ -203,7 +196,8 @@ pub fn relative_summary(
     for &size in &grid.sizes {
         for &t in &grid.threads {
             let Some(&v) = tput.get(&key(subject, t, size, sc)) else { continue };
-            let vals: Vec<Option<f64>> = grid.strategies.iter().map(|&s| tput.get(&key(s, t, size, sc)).copied()).collect();
+            let vals: Vec<Option<f64>> =
+                grid.strategies.iter().map(|&s| tput.get(&key(s, t, size, sc)).copied()).collect();
             if let Some(b) = best(&vals)
                 && b > 0.0
             {
@@ -217,10 +211,7 @@ pub fn relative_summary(
             }
         }
     }
-    RelativeSummary {
-        to_best,
-        geomean_to_peer: geometric_mean(&to_peer),
-    }
+    RelativeSummary { to_best, geomean_to_peer: geometric_mean(&to_peer) }
 }
 
 fn strategy_header(out: &mut String, first: &str, strategies: &[Strategy]) {
@@ -243,7 +234,9 @@ pub fn render(inp: &ReportInput<'_>) -> String {
     let tput = medians(rows, |r| Some(r.msgs_per_s));
     let cpu = medians(rows, |r| r.cpu_s_per_million);
     let jain = medians(rows, |r| r.jain);
-    let minmax = medians(rows, |r| (r.max_thread_msgs > 0).then(|| r.min_thread_msgs as f64 / r.max_thread_msgs as f64));
+    let minmax = medians(rows, |r| {
+        (r.max_thread_msgs > 0).then(|| r.min_thread_msgs as f64 / r.max_thread_msgs as f64)
+    });
     let mut o = String::new();
     let _ = writeln!(o, "# abslock sweep report\n");
     let _ = writeln!(o, "- Machine: {}", inp.machine);
@@ -258,13 +251,17 @@ pub fn render(inp: &ReportInput<'_>) -> String {
         "- Workers pinned: {}",
         if inp.pinned { "yes (round robin over cores, `--pin`)" } else { "no (scheduler places threads)" }
     );
-    let _ = writeln!(o, "- Critical section: {}", match inp.target {
-        "store" => "the real abslock-store CommitLog (`put_message`)".to_string(),
-        other => format!(
-            "**{other}**: the emulated CommitLog (record encoded outside the lock; under it: clock read, \
+    let _ = writeln!(
+        o,
+        "- Critical section: {}",
+        match inp.target {
+            "store" => "the real abslock-store CommitLog (`put_message`)".to_string(),
+            other => format!(
+                "**{other}**: the emulated CommitLog (record encoded outside the lock; under it: clock read, \
              memcpy into a warm mapping at the write position, offset patch), NOT the real store"
-        ),
-    });
+            ),
+        }
+    );
     let _ = writeln!(
         o,
         "- Per cell: {} ms warm-up, {} ms measured, {} repetition(s), medians reported; {} cells in {:.0} s",
@@ -326,7 +323,8 @@ pub fn render(inp: &ReportInput<'_>) -> String {
             let _ = writeln!(o, "### {} messages (Mmsg/s)\n", size_name(size));
             strategy_header(&mut o, "threads", &g.strategies);
             for &t in &g.threads {
-                let vals: Vec<Option<f64>> = g.strategies.iter().map(|&s| tput.get(&key(s, t, size, sc)).copied()).collect();
+                let vals: Vec<Option<f64>> =
+                    g.strategies.iter().map(|&s| tput.get(&key(s, t, size, sc)).copied()).collect();
                 let b = best(&vals);
                 let _ = write!(o, "| {t} |");
                 for v in &vals {
@@ -340,12 +338,16 @@ pub fn render(inp: &ReportInput<'_>) -> String {
 
     let sc = sc0;
     let _ = writeln!(o, "## CPU seconds per million messages ({})\n", scenario_name(sc));
-    let _ = writeln!(o, "Process user + system CPU (getrusage) over the measured window; **bold** is the lowest.\n");
+    let _ = writeln!(
+        o,
+        "Process user + system CPU (getrusage) over the measured window; **bold** is the lowest.\n"
+    );
     for &size in &g.sizes {
         let _ = writeln!(o, "### {}\n", size_name(size));
         strategy_header(&mut o, "threads", &g.strategies);
         for &t in &g.threads {
-            let vals: Vec<Option<f64>> = g.strategies.iter().map(|&s| cpu.get(&key(s, t, size, sc)).copied()).collect();
+            let vals: Vec<Option<f64>> =
+                g.strategies.iter().map(|&s| cpu.get(&key(s, t, size, sc)).copied()).collect();
             let l = lowest(&vals);
             let _ = write!(o, "| {t} |");
             for v in &vals {
@@ -448,7 +450,10 @@ fn render_wins(o: &mut String, tput: &BTreeMap<Key, f64>, g: &Grid, sc: Scenario
         "Cells won, and the geometric-mean ratio to the best strategy over the cells with threads <= {cores} \
          (the core count) and with threads > {cores} (oversubscribed), small (<= 1 KiB) and large messages.\n"
     );
-    let _ = writeln!(o, "| strategy | cells won | under, small | under, large | over, small | over, large | worst ratio (cell) |");
+    let _ = writeln!(
+        o,
+        "| strategy | cells won | under, small | under, large | over, small | over, large | worst ratio (cell) |"
+    );
     let _ = writeln!(o, "|---|---:|---:|---:|---:|---:|---|");
     for &s in &g.strategies {
         let mut won = 0;
@@ -456,7 +461,8 @@ fn render_wins(o: &mut String, tput: &BTreeMap<Key, f64>, g: &Grid, sc: Scenario
         let mut worst: Option<(f64, usize, usize)> = None;
         for &size in &g.sizes {
             for &t in &g.threads {
-                let vals: Vec<Option<f64>> = g.strategies.iter().map(|&x| tput.get(&key(x, t, size, sc)).copied()).collect();
+                let vals: Vec<Option<f64>> =
+                    g.strategies.iter().map(|&x| tput.get(&key(x, t, size, sc)).copied()).collect();
                 let (Some(b), Some(&v)) = (best(&vals), tput.get(&key(s, t, size, sc))) else { continue };
                 if b <= 0.0 {
                     continue;
@@ -525,13 +531,8 @@ fn render_abs(o: &mut String, rows: &[Row], tput: &BTreeMap<Key, f64>, g: &Grid,
         let n = rel.to_best.len();
         let ok = rel.to_best.iter().filter(|c| c.2 >= 0.95).count();
         if let Some(w) = rel.to_best.iter().min_by(|a, b| a.2.total_cmp(&b.2)) {
-            let _ = writeln!(
-                o,
-                "- Worst cell: {:.2} of the best at {} threads, {}.",
-                w.2,
-                w.0,
-                size_name(w.1)
-            );
+            let _ =
+                writeln!(o, "- Worst cell: {:.2} of the best at {} threads, {}.", w.2, w.0, size_name(w.1));
         }
         let _ = writeln!(o, "- Cells at >= 0.95 of the best: {ok} of {n}.");
         match rel.geomean_to_peer {
@@ -539,7 +540,10 @@ fn render_abs(o: &mut String, rows: &[Row], tput: &BTreeMap<Key, f64>, g: &Grid,
                 let _ = writeln!(o, "- Geometric-mean ratio to parking_lot over the grid: {gm:.3}.");
             }
             None => {
-                let _ = writeln!(o, "- Geometric-mean ratio to parking_lot: not available (parking_lot not in the grid).");
+                let _ = writeln!(
+                    o,
+                    "- Geometric-mean ratio to parking_lot: not available (parking_lot not in the grid)."
+                );
             }
         }
         let _ = writeln!(o, "- Mode switches in the window / final k (medians):");
@@ -569,7 +573,10 @@ fn render_abs(o: &mut String, rows: &[Row], tput: &BTreeMap<Key, f64>, g: &Grid,
         for &t in &g.threads {
             let _ = write!(o, "| {t} |");
             for &size in &g.sizes {
-                match (tput.get(&key(Strategy::Abs, t, size, sc)), tput.get(&key(Strategy::AbsRocketMq, t, size, sc))) {
+                match (
+                    tput.get(&key(Strategy::Abs, t, size, sc)),
+                    tput.get(&key(Strategy::AbsRocketMq, t, size, sc)),
+                ) {
                     (Some(a), Some(r)) if *r > 0.0 => {
                         all.push(a / r);
                         let _ = write!(o, " {:.2} |", a / r);
@@ -595,12 +602,14 @@ fn render_layout(o: &mut String, tput: &BTreeMap<Key, f64>, g: &Grid) {
     for &flush in &g.flushes {
         for &size in &g.sizes {
             for &t in &g.threads {
-                let _ = writeln!(o, "### {t} threads, {} messages, {flush} flush (Mmsg/s)\n", size_name(size));
+                let _ =
+                    writeln!(o, "### {t} threads, {} messages, {flush} flush (Mmsg/s)\n", size_name(size));
                 strategy_header(o, "layout, topics", &g.strategies);
                 for &layout in &g.layouts {
                     for &topics in &g.topics {
                         let sc = (layout, topics, flush);
-                        let vals: Vec<Option<f64>> = g.strategies.iter().map(|&s| tput.get(&key(s, t, size, sc)).copied()).collect();
+                        let vals: Vec<Option<f64>> =
+                            g.strategies.iter().map(|&s| tput.get(&key(s, t, size, sc)).copied()).collect();
                         let b = best(&vals);
                         let _ = write!(o, "| {layout}, {topics} |");
                         for v in &vals {
@@ -631,11 +640,18 @@ fn render_layout(o: &mut String, tput: &BTreeMap<Key, f64>, g: &Grid) {
                     // Crossover: the fewest topics at which one log per topic beats the single
                     // log's best strategy, comparing best against best.
                     let best_at = |layout: Layout, topics: usize| {
-                        best(&g.strategies.iter().map(|&s| tput.get(&key(s, t, size, (layout, topics, flush))).copied()).collect::<Vec<_>>())
+                        best(
+                            &g.strategies
+                                .iter()
+                                .map(|&s| tput.get(&key(s, t, size, (layout, topics, flush))).copied())
+                                .collect::<Vec<_>>(),
+                        )
                     };
-                    let cross = g.topics.iter().find(|&&n| match (best_at(Layout::PerTopic, n), best_at(Layout::Single, n)) {
-                        (Some(p), Some(s)) => p > s,
-                        _ => false,
+                    let cross = g.topics.iter().find(|&&n| {
+                        match (best_at(Layout::PerTopic, n), best_at(Layout::Single, n)) {
+                            (Some(p), Some(s)) => p > s,
+                            _ => false,
+                        }
                     });
                     let _ = writeln!(
                         o,

@@ -40,12 +40,7 @@ impl Ring {
     pub fn create(dir: &Path, name: &str, len: usize) -> io::Result<Ring> {
         let len = len.max(PAGE).div_ceil(PAGE) * PAGE;
         let path = dir.join(name);
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&path)?;
+        let file = OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&path)?;
         file.set_len(len as u64)?;
         // SAFETY: the file was just created by us in a directory the sweep owns; no
         // other process is expected to truncate it while mapped.
@@ -54,13 +49,7 @@ impl Ring {
             page[0] = 1;
         }
         let ptr = map.as_mut_ptr();
-        Ok(Ring {
-            map,
-            ptr,
-            len,
-            path,
-            _file: file,
-        })
+        Ok(Ring { map, ptr, len, path, _file: file })
     }
 
     /// Base address of the mapping.

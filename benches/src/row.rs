@@ -81,7 +81,8 @@ impl Row {
             min_thread_msgs: o.per_thread.iter().copied().min().unwrap_or(0),
             max_thread_msgs: o.per_thread.iter().copied().max().unwrap_or(0),
             abs_parks: abs.map(|a| a.parks),
-            abs_contended_ratio: abs.and_then(|a| (a.acquisitions > 0).then(|| a.contended as f64 / a.acquisitions as f64)),
+            abs_contended_ratio: abs
+                .and_then(|a| (a.acquisitions > 0).then(|| a.contended as f64 / a.acquisitions as f64)),
             abs_final_mode: abs.map(|a| if a.parking { "park" } else { "spin" }),
             flushes: o.flushes,
             msgs_per_flush: o.flushes.and_then(|f| (f > 0).then(|| o.messages as f64 / f as f64)),

@@ -59,7 +59,10 @@ pub fn run_grid(grid: &Grid, ctx: &RunContext, stop: &AtomicBool, progress: &Pro
                 out.rows.push(row);
             }
             Err(e) => {
-                progress.println(format!("cell {} t={} {}B failed: {e}", cell.strategy, cell.threads, cell.msg_size));
+                progress.println(format!(
+                    "cell {} t={} {}B failed: {e}",
+                    cell.strategy, cell.threads, cell.msg_size
+                ));
                 out.failures.push((cell, e.to_string()));
             }
         }

@@ -33,14 +33,18 @@ impl<R: SweepLock> StoreTarget<R> {
     ///
     /// # Errors
     /// [`TargetError::Setup`] with the store's open error (I/O, invalid config).
-    pub fn open<F>(parent: &Path, cell: &Cell, segment_size: u64, make_lock: F) -> Result<StoreTarget<R>, TargetError>
+    pub fn open<F>(
+        parent: &Path,
+        cell: &Cell,
+        segment_size: u64,
+        make_lock: F,
+    ) -> Result<StoreTarget<R>, TargetError>
     where
         F: Fn() -> R + Send + Sync + Clone + 'static,
     {
-        let dir = tempfile::Builder::new()
-            .prefix("store-")
-            .tempdir_in(parent)
-            .map_err(|e| TargetError::Setup(format!("cannot create a store directory in {}: {e}", parent.display())))?;
+        let dir = tempfile::Builder::new().prefix("store-").tempdir_in(parent).map_err(|e| {
+            TargetError::Setup(format!("cannot create a store directory in {}: {e}", parent.display()))
+        })?;
         let config = StoreConfig {
             segment_size,
             flush: match cell.flush {
@@ -51,10 +55,7 @@ impl<R: SweepLock> StoreTarget<R> {
                 Layout::Single => abslock_store::Layout::Single,
                 Layout::PerTopic => abslock_store::Layout::PerTopic,
             },
-            warm_up: WarmUp {
-                enabled: true,
-                mlock: false,
-            },
+            warm_up: WarmUp { enabled: true, mlock: false },
             preallocate: true,
             ..StoreConfig::default()
         };
@@ -81,10 +82,7 @@ impl<R: SweepLock> PutTarget<R> for StoreTarget<R> {
 
     #[inline]
     fn put(&self, msg: &Message) -> Result<(), TargetError> {
-        self.store
-            .put_message(msg)
-            .map(|_| ())
-            .map_err(|e| TargetError::Store(e.to_string()))
+        self.store.put_message(msg).map(|_| ()).map_err(|e| TargetError::Store(e.to_string()))
     }
 
     fn for_each_put_lock(&self, f: &mut dyn FnMut(&Timed<R>)) {

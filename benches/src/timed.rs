@@ -33,11 +33,9 @@ pub struct Samples {
 impl Samples {
     /// Empty histograms covering 1 ns .. [`MAX_TRACKED_NS`] at 3 significant digits.
     pub fn new() -> Samples {
-        let h = || Histogram::new_with_bounds(1, MAX_TRACKED_NS, 3).expect("static histogram bounds are valid");
-        Samples {
-            acquire: h(),
-            hold: h(),
-        }
+        let h =
+            || Histogram::new_with_bounds(1, MAX_TRACKED_NS, 3).expect("static histogram bounds are valid");
+        Samples { acquire: h(), hold: h() }
     }
 
     /// Adds `other`'s samples into `self`.
@@ -138,24 +136,15 @@ unsafe impl<R: lock_api::RawMutex> lock_api::RawMutex for Timed<R> {
             let inner = self.inner.lock();
             let acquired = Instant::now();
             record(acquired.duration_since(start).as_nanos() as u64, true);
-            TimedGuard {
-                inner,
-                held_since: Some(acquired),
-            }
+            TimedGuard { inner, held_since: Some(acquired) }
         } else {
-            TimedGuard {
-                inner: self.inner.lock(),
-                held_since: None,
-            }
+            TimedGuard { inner: self.inner.lock(), held_since: None }
         }
     }
 
     #[inline]
     fn try_lock(&self) -> Option<Self::Guard> {
-        self.inner.try_lock().map(|inner| TimedGuard {
-            inner,
-            held_since: None,
-        })
+        self.inner.try_lock().map(|inner| TimedGuard { inner, held_since: None })
     }
 
     #[inline]

@@ -90,7 +90,10 @@ fn abs_totals<R: SweepLock, T: PutTarget<R>>(target: &T) -> Option<AbsView> {
 ///
 /// # Errors
 /// The first [`TargetError`] a worker met (preparing or putting); the cell is then abandoned.
-pub fn run_cell<R: SweepLock, T: PutTarget<R>>(target: &T, opts: &RunOptions) -> Result<CellOutcome, TargetError> {
+pub fn run_cell<R: SweepLock, T: PutTarget<R>>(
+    target: &T,
+    opts: &RunOptions,
+) -> Result<CellOutcome, TargetError> {
     let threads = opts.threads.max(1);
     let topics = opts.topics.max(1);
     let body: Vec<u8> = (0..opts.msg_size).map(|i| (i % 251) as u8).collect();

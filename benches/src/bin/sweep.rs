@@ -35,7 +35,7 @@ struct Args {
     /// Tiny grid for CI (spin, abs, parking_lot; 1 and 4 threads; 128 B and 4 KiB; 1 rep; short cells).
     #[arg(long)]
     smoke: bool,
-    /// Strategies, comma separated: cas-spin, spin, backoff-k<N>, abs, abs-rocketmq, parking_lot, std,
+    /// Strategies, comma separated: cas-spin, spin, backoff-kN (e.g. backoff-k10), abs, abs-rocketmq, parking_lot, std,
     /// spin-crate (memcpy-limit is always measured). Default: all, with backoff-k10, -k100, -k1000.
     #[arg(long)]
     strategies: Option<String>,
@@ -133,7 +133,9 @@ fn run(args: &Args) -> Result<ExitCode, String> {
         }
         None if STORE_AVAILABLE => TargetKind::Store,
         None => {
-            eprintln!("sweep: note: the real store is not available in this build; measuring the emulated CommitLog");
+            eprintln!(
+                "sweep: note: the real store is not available in this build; measuring the emulated CommitLog"
+            );
             TargetKind::Emulated
         }
     };
@@ -151,9 +153,11 @@ fn run(args: &Args) -> Result<ExitCode, String> {
         None
     };
 
-    std::fs::create_dir_all(&args.out).map_err(|e| format!("cannot create --out {}: {e}", args.out.display()))?;
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| format!("cannot create --out {}: {e}", args.out.display()))?;
     let parent = args.store_dir.clone().unwrap_or_else(default_store_parent);
-    std::fs::create_dir_all(&parent).map_err(|e| format!("cannot create --store-dir {}: {e}", parent.display()))?;
+    std::fs::create_dir_all(&parent)
+        .map_err(|e| format!("cannot create --store-dir {}: {e}", parent.display()))?;
     let store_dir = tempfile::Builder::new()
         .prefix("abslock-sweep-")
         .tempdir_in(&parent)
@@ -215,14 +219,16 @@ fn run(args: &Args) -> Result<ExitCode, String> {
         measure_ms: timing.measure.as_millis() as u64,
         load: (load_start, machine::load_average().unwrap_or_else(|| "unknown".into())),
         abs_config,
-        notes: vec![
-            format!(
-                "Stores created under {} ({}); commitlog segments of {} MiB, preallocated and warmed by the store",
-                parent.display(),
-                if parent.starts_with("/dev/shm") { "tmpfs: msync is free, flush cost not measured" } else { "as given" },
-                args.segment_mib
-            ),
-        ],
+        notes: vec![format!(
+            "Stores created under {} ({}); commitlog segments of {} MiB, preallocated and warmed by the store",
+            parent.display(),
+            if parent.starts_with("/dev/shm") {
+                "tmpfs: msync is free, flush cost not measured"
+            } else {
+                "as given"
+            },
+            args.segment_mib
+        )],
         plots,
     };
     let report_path = args.out.join("report.md");
@@ -257,7 +263,8 @@ fn default_store_parent() -> PathBuf {
 fn write_outputs(out: &Path, _grid: &Grid, outcome: &SweepOutcome) -> Result<(), String> {
     let path = out.join("results.csv");
     let f = std::fs::File::create(&path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    csv::write_csv(std::io::BufWriter::new(f), &outcome.rows).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    csv::write_csv(std::io::BufWriter::new(f), &outcome.rows)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     let tpath = out.join("abs_trace.csv");
     let mut w = std::io::BufWriter::new(
         std::fs::File::create(&tpath).map_err(|e| format!("cannot write {}: {e}", tpath.display()))?,
@@ -309,7 +316,9 @@ fn write_plots(out: &Path, grid: &Grid, outcome: &SweepOutcome) -> Vec<(String, 
                 .filter(|s| !s.points.is_empty())
                 .collect()
         };
-        for (kind, m, ydesc) in [("throughput", &tput, "million messages / s"), ("cpu", &cpu, "CPU s per million messages")] {
+        for (kind, m, ydesc) in
+            [("throughput", &tput, "million messages / s"), ("cpu", &cpu, "CPU s per million messages")]
+        {
             let file = format!("{kind}_{size}.svg");
             let title = format!("{kind} vs threads, {size} B messages ({layout}, {flush} flush)");
             match plots::lines_vs_threads(&out.join(&file), &title, ydesc, &series_of(m)) {
@@ -324,9 +333,7 @@ fn write_plots(out: &Path, grid: &Grid, outcome: &SweepOutcome) -> Vec<(String, 
         .iter()
         .filter(|t| t.cell.strategy == Strategy::Abs)
         .max_by(|a, b| {
-            a.contended_ratio
-                .total_cmp(&b.contended_ratio)
-                .then(a.cell.threads.cmp(&b.cell.threads))
+            a.contended_ratio.total_cmp(&b.contended_ratio).then(a.cell.threads.cmp(&b.cell.threads))
         })
         .or_else(|| outcome.traces.iter().max_by(|a, b| a.contended_ratio.total_cmp(&b.contended_ratio)));
     if let Some(t) = pick {
