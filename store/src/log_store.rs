@@ -159,6 +159,8 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
             cq.recover(write_pos)?;
         }
         let first = rec.segments.first().map_or(0, |s| s.start());
+        // No consume queue at all over a non-empty log: they were lost, rebuild them all.
+        let dropped = dropped || (cqs.all().is_empty() && write_pos > first);
         let reput = match checkpoint {
             Some(c) if !dropped && !crashed => c.consume_queue.clamp(first, write_pos),
             Some(c) if !dropped => {
