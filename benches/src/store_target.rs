@@ -90,7 +90,6 @@ impl<R: SweepLock> PutTarget<R> for StoreTarget<R> {
     }
 
     fn flushes(&self) -> Option<u64> {
-        // The store does not count its flushes (yet).
-        None
+        Some(self.store.stats().flushes)
     }
 }
