@@ -29,6 +29,8 @@ pub(crate) struct PutState {
     /// The segment containing `write_pos`; `None` when `write_pos` is at a segment start
     /// whose segment does not exist yet.
     current: Option<Arc<Segment>>,
+    /// Store timestamp of the last record, ms: timestamps never go backwards in log order.
+    last_timestamp: i64,
 }
 
 /// One record of an encoded blob: where it starts in the blob and its layout.
@@ -89,7 +91,8 @@ impl<R: RawMutex> std::fmt::Debug for CommitLog<R> {
     }
 }
 
-/// Milliseconds since the Unix epoch (vDSO `clock_gettime`, no syscall).
+/// Milliseconds since the Unix epoch (vDSO `clock_gettime`, no syscall; still tens of ns
+/// under a paravirtual clock, so it is read outside the put-message lock).
 #[inline]
 pub(crate) fn now_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
@@ -118,7 +121,7 @@ impl<R: RawMutex> CommitLog<R> {
             fs,
             segment_size,
             segments: RwLock::new(segments),
-            put: lock_api::Mutex::from_raw(lock, PutState { write_pos, current }),
+            put: lock_api::Mutex::from_raw(lock, PutState { write_pos, current, last_timestamp: 0 }),
             write_pos: CachePadded::new(AtomicU64::new(write_pos)),
             committed: CachePadded::new(AtomicU64::new(write_pos)),
             flushed: CachePadded::new(AtomicU64::new(write_pos)),
@@ -175,11 +178,20 @@ impl<R: RawMutex> CommitLog<R> {
     ///
     /// `blob` holds one or more encoded records (queue offsets set, record CRCs sealed);
     /// `records` says where each starts. The blob goes into one segment as a whole.
+    /// `clock_ms` is the wall clock read just before the lock (a clock read costs as much
+    /// as the rest of a small critical section); inside, the store timestamp is made
+    /// monotonic in log order.
     #[inline]
-    pub(crate) fn append(&self, blob: &mut [u8], records: &[RecordAt]) -> Result<Appended, PutError> {
+    pub(crate) fn append(
+        &self,
+        blob: &mut [u8],
+        records: &[RecordAt],
+        clock_ms: i64,
+    ) -> Result<Appended, PutError> {
         let len = blob.len() as u64;
         let mut st = self.put.lock();
-        let now = now_ms();
+        let now = clock_ms.max(st.last_timestamp);
+        st.last_timestamp = now;
         let fits = st.current.as_ref().is_some_and(|seg| seg.end() - st.write_pos >= len + BLANK_LEN);
         if !fits {
             self.roll(&mut st)?;

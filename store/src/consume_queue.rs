@@ -11,7 +11,7 @@ use memmap2::MmapRaw;
 use crate::io::fault::FaultPoint;
 use crate::io::{FileOps, FsResult};
 use crate::segment::{file_name, parse_file_name};
-use crate::topic_queue::FnvMap;
+use crate::topic_queue::FastMap;
 
 /// Bytes per consume-queue entry (RocketMQ `CQ_STORE_UNIT_SIZE`).
 pub(crate) const ENTRY_LEN: u64 = crate::codec::CQ_ENTRY_SIZE as u64;
@@ -234,14 +234,14 @@ pub(crate) struct ConsumeQueues {
     root: PathBuf,
     fs: FileOps,
     per_file: u64,
-    queues: RwLock<FnvMap<String, FnvMap<u32, Arc<ConsumeQueue>>>>,
+    queues: RwLock<FastMap<String, FastMap<u32, Arc<ConsumeQueue>>>>,
 }
 
 impl ConsumeQueues {
     /// Opens every queue under `root` (`consumequeue/`). Returns the queues and whether a
     /// damaged queue was dropped (then the log must be re-dispatched from its start).
     pub(crate) fn open(fs: &FileOps, root: PathBuf, per_file: u64) -> FsResult<(ConsumeQueues, bool)> {
-        let mut queues: FnvMap<String, FnvMap<u32, Arc<ConsumeQueue>>> = FnvMap::default();
+        let mut queues: FastMap<String, FastMap<u32, Arc<ConsumeQueue>>> = FastMap::default();
         let mut dropped = false;
         for (topic, tdir, ft) in fs.list_dir(&root)? {
             if !ft.is_dir() {

@@ -13,7 +13,7 @@ use lock_api::RawMutex;
 
 use crate::checkpoint::Checkpoint;
 use crate::codec::{self, DecodeOptions, Decoded, EncodeOptions, RecordCrcCheck, StoredMessage};
-use crate::commitlog::{BLANK_LEN, CommitLog, LogMode, RecordAt};
+use crate::commitlog::{BLANK_LEN, CommitLog, LogMode, RecordAt, now_ms};
 use crate::config::{FlushMode, PAGE_SIZE, StoreConfig, WriteMode};
 use crate::consume_queue::{ConsumeQueues, Entry};
 use crate::dispatcher::Dispatcher;
@@ -281,7 +281,7 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
             let queue_offset = *slot;
             codec::set_queue_offset(buf, &layout, queue_offset);
             codec::seal_record_crc(buf, &layout);
-            let appended = s.log.append(buf, &[RecordAt { at: 0, layout }])?;
+            let appended = s.log.append(buf, &[RecordAt { at: 0, layout }], now_ms())?;
             *slot = queue_offset + 1;
             drop(stripe);
             let size = layout.total_size as u32;
@@ -342,7 +342,7 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
                     codec::set_queue_offset(rec, &r.layout, qo);
                     codec::seal_record_crc(rec, &r.layout);
                 }
-                let appended = s.log.append(blob, &recs)?;
+                let appended = s.log.append(blob, &recs, now_ms())?;
                 for (i, m) in msgs.iter().enumerate() {
                     guards[guard_of(i)].set(m.topic(), m.get_queue_id(), next[i].1 + 1);
                 }
