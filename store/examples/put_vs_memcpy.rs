@@ -51,20 +51,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let stride = BODY + 160; // a 4 KiB message's record size
 
     let (mut put_total, mut copy_total) = (Duration::ZERO, Duration::ZERO);
+    let (mut put_faults, mut copy_faults) = (0, 0);
     let mut ratios = Vec::with_capacity(chunks);
     let mut at = 0;
     for _ in 0..chunks {
+        let faults = minor_faults();
         let start = Instant::now();
         for _ in 0..CHUNK {
             std::hint::black_box(store.put_message(&msg)?);
         }
         let put = start.elapsed();
+        put_faults += minor_faults() - faults;
+        let faults = minor_faults();
         let start = Instant::now();
         for _ in 0..CHUNK {
             map[at..at + BODY].copy_from_slice(std::hint::black_box(&src));
             at += stride;
         }
         let copy = start.elapsed();
+        copy_faults += minor_faults() - faults;
         std::hint::black_box(&map);
         put_total += put;
         copy_total += copy;
@@ -74,8 +79,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let put_ns = put_total.as_nanos() as f64 / n as f64;
     let copy_ns = copy_total.as_nanos() as f64 / n as f64;
     println!("messages: {n} in {chunks} chunks of {CHUNK}, puts and copies alternating");
-    println!("put 4 KiB:    {put_ns:8.1} ns/msg  {:6.2} GB/s", BODY as f64 / put_ns);
-    println!("memcpy 4 KiB: {copy_ns:8.1} ns/copy {:6.2} GB/s", BODY as f64 / copy_ns);
+    println!(
+        "put 4 KiB:    {put_ns:8.1} ns/msg  {:6.2} GB/s, {put_faults} page faults",
+        BODY as f64 / put_ns
+    );
+    println!(
+        "memcpy 4 KiB: {copy_ns:8.1} ns/copy {:6.2} GB/s, {copy_faults} page faults",
+        BODY as f64 / copy_ns
+    );
     println!(
         "put/memcpy throughput ratio: median {:.2} (p25 {:.2}, p75 {:.2}), overall {:.2}",
         ratios[ratios.len() / 2],
@@ -85,4 +96,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     store.close()?;
     Ok(())
+}
+
+/// Minor page faults of this thread so far (`getrusage(RUSAGE_THREAD)`).
+fn minor_faults() -> i64 {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: `usage` is valid for writes of one `rusage`; RUSAGE_THREAD is a valid target.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, usage.as_mut_ptr()) };
+    if rc != 0 {
+        return 0;
+    }
+    // SAFETY: getrusage succeeded, so it initialised `usage` (and zeroed is valid anyway).
+    unsafe { usage.assume_init() }.ru_minflt
 }
