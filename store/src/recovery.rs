@@ -84,7 +84,13 @@ pub(crate) fn recover_commitlog(
     let scan_hint = if scan_hint > files_end { first_start } else { scan_hint };
     let hint = scan_hint.max(first_start);
     let mut idx = (((hint - first_start) / segment_size) as usize).min(segments.len() - 1);
-    let mut pos = segments[idx].start();
+    // After a clean close the checkpoint is the write position itself: start there. After
+    // a crash, rescan its whole segment.
+    let mut pos = if !crashed && hint > segments[idx].start() && hint < segments[idx].end() {
+        hint
+    } else {
+        segments[idx].start()
+    };
     let scan_start = pos;
     'segments: while idx < segments.len() {
         let seg = &segments[idx];
