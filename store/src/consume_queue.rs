@@ -294,3 +294,56 @@ impl ConsumeQueues {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(phys: u64) -> Entry {
+        Entry { physical_offset: phys, size: 10, tag_hash: phys as i64 }
+    }
+
+    #[test]
+    fn put_is_idempotent_and_replaces_stale_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = FileOps::default();
+        let cq = ConsumeQueue::empty(&fs, dir.path().join("q"), 4);
+        for i in 0..10 {
+            cq.put(i, e(i * 10)).unwrap();
+        }
+        assert_eq!(cq.len(), 10);
+        assert_eq!(cq.entry(9), Some(e(90)));
+        // Same entry again: nothing changes.
+        cq.put(3, e(30)).unwrap();
+        assert_eq!(cq.len(), 10);
+        // A different entry at 3 (stale tail): replaced, the queue cut after it.
+        cq.put(3, e(31)).unwrap();
+        assert_eq!(cq.len(), 4);
+        assert_eq!(cq.entry(3), Some(e(31)));
+        assert_eq!(cq.entry(4), None);
+        assert_eq!(cq.raw_entry(5), Some(Entry::default()), "cut entries are zeroed");
+    }
+
+    #[test]
+    fn recover_cuts_entries_past_the_log_end_and_reopens() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = FileOps::default();
+        let qdir = dir.path().join("q");
+        {
+            let cq = ConsumeQueue::empty(&fs, qdir.clone(), 4);
+            for i in 0..9 {
+                cq.put(i, e(i * 10)).unwrap();
+            }
+            cq.flush().unwrap();
+        }
+        let cq = ConsumeQueue::open(&fs, qdir.clone(), 4).unwrap().expect("well formed");
+        cq.recover(55).unwrap(); // entries at 0..=40 end by 50 <= 55; 50 ends at 60 > 55
+        assert_eq!(cq.len(), 5);
+        assert_eq!(cq.entry(4), Some(e(40)));
+        // A file of the wrong size makes the queue be rebuilt.
+        std::fs::write(qdir.join(file_name(0)), [1u8; 7]).unwrap();
+        drop(cq);
+        assert!(ConsumeQueue::open(&fs, qdir.clone(), 4).unwrap().is_none());
+        assert!(std::fs::read_dir(&qdir).unwrap().next().is_none(), "its files are removed");
+    }
+}

@@ -124,3 +124,33 @@ impl TopicQueueTable {
         self.stripes[stripe].lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_count_per_topic_and_queue() {
+        let mut s = Stripe::default();
+        *s.slot("a", 0) += 1;
+        *s.slot("a", 0) += 1;
+        *s.slot("a", 1) += 5;
+        *s.slot("b", 0) += 7;
+        assert_eq!((s.next("a", 0), s.next("a", 1), s.next("b", 0), s.next("c", 0)), (2, 5, 7, 0));
+        s.set("c", 2, 9);
+        assert_eq!(s.next("c", 2), 9);
+    }
+
+    #[test]
+    fn stripes_spread_queues() {
+        let t = TopicQueueTable::new(32);
+        let mut used = std::collections::HashSet::new();
+        for q in 0..64 {
+            let i = t.stripe_of("orders", q);
+            assert!(i < 32);
+            used.insert(i);
+        }
+        assert!(used.len() >= 16, "64 queues of one topic hit only {} of 32 stripes", used.len());
+        assert_eq!(t.stripe_of("orders", 3), t.stripe_of("orders", 3));
+    }
+}
