@@ -1,0 +1,101 @@
+//! ABS-specific models: the mode changes at any moment, including while the lock is held, and no
+//! wake-up is ever lost. A lost wake-up shows up as a loom deadlock (every thread blocked).
+#![cfg(abslock_loom)]
+
+use abslock::{Mode, RawAbsLock};
+use abslock_loom_tests::{Adaptive, SmallSpin};
+use loom::cell::UnsafeCell;
+use loom::sync::Arc;
+use loom::thread;
+
+struct Guarded<P: abslock::AbsProfile> {
+    lock: RawAbsLock<P>,
+    count: UnsafeCell<u32>,
+}
+
+// SAFETY: `count` is only touched while `lock` is held.
+unsafe impl<P: abslock::AbsProfile> Sync for Guarded<P> {}
+
+fn increment<P: abslock::AbsProfile>(g: &Guarded<P>) {
+    g.lock.acquire();
+    // SAFETY: we hold the lock.
+    g.count.with_mut(|c| unsafe { *c += 1 });
+    // SAFETY: acquired above.
+    unsafe { g.lock.release() };
+}
+
+fn flip<P: abslock::AbsProfile>(lock: &RawAbsLock<P>) {
+    let next = if lock.mode() == Mode::Spin { Mode::Park } else { Mode::Spin };
+    lock.set_mode(next);
+}
+
+/// The policy switches at every acquisition (window 1) while a third thread forces switches, one of
+/// them from inside the critical section.
+#[test]
+fn mode_switches_at_every_acquisition_keep_exclusion() {
+    loom::model(|| {
+        let g = Arc::new(Guarded::<Adaptive> { lock: RawAbsLock::new(), count: UnsafeCell::new(0) });
+        let worker = {
+            let g = Arc::clone(&g);
+            thread::spawn(move || increment(&g))
+        };
+        let flipper = {
+            let g = Arc::clone(&g);
+            thread::spawn(move || flip(&g.lock))
+        };
+        g.lock.acquire();
+        flip(&g.lock); // while held
+        // SAFETY: we hold the lock.
+        g.count.with_mut(|c| unsafe { *c += 1 });
+        // SAFETY: acquired above.
+        unsafe { g.lock.release() };
+        worker.join().unwrap();
+        flipper.join().unwrap();
+        // SAFETY: all joined.
+        assert_eq!(g.count.with(|c| unsafe { *c }), 2);
+    });
+}
+
+/// A waiter parks in park mode; the mode flips back to spin before the holder unlocks. The waiter must
+/// still be woken (the unlock reads the word, not the mode).
+#[test]
+fn parked_waiter_is_woken_after_flip_back_to_spin() {
+    loom::model(|| {
+        let g = Arc::new(Guarded::<SmallSpin> { lock: RawAbsLock::new(), count: UnsafeCell::new(0) });
+        g.lock.set_mode(Mode::Park);
+        g.lock.acquire();
+        let waiter = {
+            let g = Arc::clone(&g);
+            thread::spawn(move || increment(&g))
+        };
+        g.lock.set_mode(Mode::Spin);
+        // SAFETY: acquired above.
+        unsafe { g.lock.release() };
+        waiter.join().unwrap();
+        // SAFETY: joined.
+        assert_eq!(g.count.with(|c| unsafe { *c }), 1);
+    });
+}
+
+/// Unlock races a thread that is about to park (between announcing itself with `2` and sleeping).
+#[test]
+fn unlock_racing_a_thread_about_to_park() {
+    loom::model(|| {
+        let g = Arc::new(Guarded::<SmallSpin> { lock: RawAbsLock::new(), count: UnsafeCell::new(0) });
+        g.lock.set_mode(Mode::Park);
+        let a = {
+            let g = Arc::clone(&g);
+            thread::spawn(move || increment(&g))
+        };
+        let b = {
+            let g = Arc::clone(&g);
+            thread::spawn(move || increment(&g))
+        };
+        increment(&g);
+        a.join().unwrap();
+        b.join().unwrap();
+        // SAFETY: joined.
+        assert_eq!(g.count.with(|c| unsafe { *c }), 3);
+        assert!(!g.lock.is_held());
+    });
+}
