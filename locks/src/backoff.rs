@@ -148,7 +148,6 @@ impl RawBackoffLock {
     }
 }
 
-#[cfg(not(abslock_loom))]
 impl Default for RawBackoffLock {
     fn default() -> Self {
         Self::with_k(ROCKETMQ_INITIAL_K)

@@ -66,7 +66,6 @@ impl RawCasSpinLock {
     }
 }
 
-#[cfg(not(abslock_loom))]
 impl Default for RawCasSpinLock {
     fn default() -> Self {
         Self::new()

@@ -77,7 +77,6 @@ impl RawSpinLock {
     }
 }
 
-#[cfg(not(abslock_loom))]
 impl Default for RawSpinLock {
     fn default() -> Self {
         Self::new()

@@ -385,7 +385,6 @@ fn encode_policy(mode: Mode, k: u32) -> u32 {
     park | POLICY_SET | k.min(POLICY_K)
 }
 
-#[cfg(not(abslock_loom))]
 impl<P: AbsProfile> Default for RawAbsLock<P> {
     fn default() -> Self {
         Self::new()
