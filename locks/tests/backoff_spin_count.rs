@@ -1,5 +1,6 @@
 //! `RawBackoffLock` spins exactly k times before each yield (counted through its statistics), and k = 0
 //! yields at once.
+#![cfg(not(abslock_loom))]
 
 use abslock::{BackoffMutex, RawBackoffLock};
 use std::sync::atomic::{AtomicBool, Ordering};

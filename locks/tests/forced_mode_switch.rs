@@ -1,6 +1,7 @@
 //! Mode switches forced about every 1000 acquisitions, by the holder and by an outside thread, while
 //! 8 threads do 50 000 guarded increments each: the count is exact and nothing hangs (no lost wake-up
 //! when a parked waiter sees the mode flip back to spinning).
+#![cfg(not(abslock_loom))]
 
 use abslock::{AbsMutex, AbsRocketMqMutex, Mode, RawAbsLock};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -1,4 +1,5 @@
 //! Every strategy keeps a shared counter exact under contention, oversubscribed (8 threads, 2 cores).
+#![cfg(not(abslock_loom))]
 
 mod common;
 

@@ -3,6 +3,7 @@
 //!
 //! No timing decides the verdict: the workers run until they have seen the switch (or a generous cap
 //! on acquisitions, after which the assertion reports what happened).
+#![cfg(not(abslock_loom))]
 
 use abslock::{AbsMutex, AbsRocketMqMutex, Mode, RawAbsLock};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -1,5 +1,6 @@
 //! A panic inside the critical section, caught with `catch_unwind`, leaves every strategy unlocked (the
 //! `lock_api` guard unlocks while unwinding), and ABS statistics stay consistent.
+#![cfg(not(abslock_loom))]
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! 1 000 000 uncontended `try_lock`/`unlock` pairs all succeed, for every strategy (`try_lock` uses a strong
 //! CAS, so it never fails spuriously on a free lock).
+#![cfg(not(abslock_loom))]
 
 mod common;
 
