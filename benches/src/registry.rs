@@ -47,6 +47,8 @@ pub struct RunContext {
     pub timing: CellTiming,
     /// Commitlog segment size of the per-cell stores, bytes.
     pub segment_size: u64,
+    /// Keep every cell's store directory (`--keep`).
+    pub keep: bool,
     /// Cores to pin workers to; `None` = unpinned.
     pub pin: Option<Vec<core_affinity::CoreId>>,
     /// ABS trace capacity for cells that keep a trace (0 = none).
@@ -101,8 +103,13 @@ where
             run_cell(&log, &opts)
         }
         TargetKind::Store => {
-            let store =
-                StoreTarget::open(&ctx.store_dir, cell, segment_size_for(cell, ctx.segment_size), make)?;
+            let store = StoreTarget::open(
+                &ctx.store_dir,
+                cell,
+                segment_size_for(cell, ctx.segment_size),
+                ctx.keep,
+                make,
+            )?;
             let out = run_cell(&store, &opts);
             store.close()?;
             out

@@ -443,7 +443,40 @@ pub fn render(inp: &ReportInput<'_>) -> String {
     o
 }
 
+/// The spread between strategies where none is contended (1 thread): min/max of their
+/// median throughputs, per size. Every lock is uncontended there, so the spread is
+/// measurement noise (plus fast-path differences of a few ns).
+pub fn noise_floor(tput: &BTreeMap<Key, f64>, g: &Grid, sc: Scenario) -> Vec<(usize, f64)> {
+    if !g.threads.contains(&1) {
+        return Vec::new();
+    }
+    g.sizes
+        .iter()
+        .filter_map(|&size| {
+            let vals: Vec<Option<f64>> =
+                g.strategies.iter().map(|&s| tput.get(&key(s, 1, size, sc)).copied()).collect();
+            match (lowest(&vals), best(&vals)) {
+                (Some(l), Some(b)) if b > 0.0 && vals.iter().flatten().count() > 1 => Some((size, l / b)),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
 fn render_wins(o: &mut String, tput: &BTreeMap<Key, f64>, g: &Grid, sc: Scenario, cores: usize) {
+    let floor = noise_floor(tput, g, sc);
+    if !floor.is_empty() {
+        let _ = writeln!(o, "## Noise floor ({})\n", scenario_name(sc));
+        let _ = writeln!(
+            o,
+            "At 1 thread no lock is contended, so differences between strategies there are measurement noise \
+             (plus a few ns of fast path). Slowest / fastest strategy at 1 thread:\n"
+        );
+        for (size, r) in &floor {
+            let _ = writeln!(o, "- {}: {r:.2}", size_name(*size));
+        }
+        o.push('\n');
+    }
     let _ = writeln!(o, "## Where each strategy wins ({})\n", scenario_name(sc));
     let _ = writeln!(
         o,
@@ -786,6 +819,24 @@ mod tests {
         assert_eq!(m.len(), 2);
         assert_eq!(m[&Key::of(&rows[0].cell)], 3.0);
         assert_eq!(m[&Key::of(&rows[3].cell)], 7.0);
+    }
+
+    #[test]
+    fn noise_floor_is_slowest_over_fastest_at_one_thread() {
+        let mut g = Grid::default_grid();
+        g.strategies = vec![Strategy::Abs, Strategy::ParkingLot];
+        g.threads = vec![1, 2];
+        g.sizes = vec![128];
+        let rows = vec![
+            row(Strategy::Abs, 1, 128, 0, 3.0),
+            row(Strategy::ParkingLot, 1, 128, 0, 4.0),
+            row(Strategy::Abs, 2, 128, 0, 1.0),
+        ];
+        let tput = medians(&rows, |r| Some(r.msgs_per_s));
+        let sc = (Layout::Single, 1, FlushMode::Async);
+        assert_eq!(noise_floor(&tput, &g, sc), vec![(128, 0.75)]);
+        g.threads = vec![2];
+        assert!(noise_floor(&tput, &g, sc).is_empty());
     }
 
     #[test]

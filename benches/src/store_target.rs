@@ -24,12 +24,14 @@ pub const DEFAULT_SEGMENT_SIZE: u64 = 64 << 20;
 /// The real store for one cell.
 pub struct StoreTarget<R: SweepLock> {
     store: MessageStore<Timed<R>>,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
+    keep: bool,
 }
 
 impl<R: SweepLock> StoreTarget<R> {
     /// Opens a store for `cell` in a fresh directory under `parent`, segments of
-    /// `segment_size` bytes, locks from `make_lock`.
+    /// `segment_size` bytes, locks from `make_lock`; `keep` leaves the directory on disk
+    /// after [`close`](Self::close).
     ///
     /// # Errors
     /// [`TargetError::Setup`] with the store's open error (I/O, invalid config).
@@ -37,6 +39,7 @@ impl<R: SweepLock> StoreTarget<R> {
         parent: &Path,
         cell: &Cell,
         segment_size: u64,
+        keep: bool,
         make_lock: F,
     ) -> Result<StoreTarget<R>, TargetError>
     where
@@ -61,15 +64,19 @@ impl<R: SweepLock> StoreTarget<R> {
         };
         let store = MessageStore::open_with_lock(dir.path(), config, move || Timed::new(make_lock()))
             .map_err(|e| TargetError::Setup(format!("cannot open the store: {e}")))?;
-        Ok(StoreTarget { store, _dir: dir })
+        Ok(StoreTarget { store, dir, keep })
     }
 
-    /// Closes the store cleanly, then removes its directory.
+    /// Closes the store cleanly, then removes its directory (unless kept).
     ///
     /// # Errors
     /// [`TargetError::Store`] with the store's close error.
     pub fn close(self) -> Result<(), TargetError> {
-        self.store.close().map_err(|e| TargetError::Store(format!("close: {e}")))
+        let closed = self.store.close().map_err(|e| TargetError::Store(format!("close: {e}")));
+        if self.keep {
+            let _ = self.dir.keep();
+        }
+        closed
     }
 }
 

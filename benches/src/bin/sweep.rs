@@ -57,10 +57,11 @@ struct Args {
     /// Repetitions per cell; the report shows medians [default: 3, smoke 1].
     #[arg(long)]
     reps: Option<u32>,
-    /// Measured window per cell, in ms [default: 200, smoke 60].
+    /// Measured window per cell, in ms [default: 180, smoke 60].
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=600_000))]
     cell_ms: Option<u64>,
-    /// Warm-up per cell before measuring, in ms [default: 30, smoke 15].
+    /// Warm-up per cell before measuring, in ms [default: 25, smoke 15]. Per-topic layouts with many
+    /// topics need more: each topic's log is created on its first put.
     #[arg(long, value_parser = clap::value_parser!(u64).range(0..=60_000))]
     warmup_ms: Option<u64>,
     /// Output directory for results.csv, report.md and the SVG plots.
@@ -71,7 +72,8 @@ struct Args {
     /// path for the flush question), else the system temp dir].
     #[arg(long)]
     store_dir: Option<PathBuf>,
-    /// Keep the run's store directory instead of deleting it.
+    /// Keep the run directory and every cell's store instead of deleting them (each store holds what its
+    /// cell wrote: use with a small grid, especially on tmpfs, which is RAM).
     #[arg(long)]
     keep: bool,
     /// Pin worker threads to cores round robin (core_affinity).
@@ -140,8 +142,8 @@ fn run(args: &Args) -> Result<ExitCode, String> {
         }
     };
     let timing = CellTiming {
-        warmup: Duration::from_millis(args.warmup_ms.unwrap_or(if args.smoke { 15 } else { 30 })),
-        measure: Duration::from_millis(args.cell_ms.unwrap_or(if args.smoke { 60 } else { 200 })),
+        warmup: Duration::from_millis(args.warmup_ms.unwrap_or(if args.smoke { 15 } else { 25 })),
+        measure: Duration::from_millis(args.cell_ms.unwrap_or(if args.smoke { 60 } else { 180 })),
     };
     let pin = if args.pin {
         let cores = core_affinity::get_core_ids().filter(|c| !c.is_empty());
@@ -191,11 +193,18 @@ fn run(args: &Args) -> Result<ExitCode, String> {
         target,
         store_dir: store_dir.path().to_path_buf(),
         segment_size: args.segment_mib << 20,
+        keep: args.keep,
         timing,
         pin,
         trace_capacity: args.trace_capacity,
     };
     let cells = grid.cells().len() as u64;
+    if args.keep && cells > 50 {
+        eprintln!(
+            "sweep: warning: --keep with {cells} cells keeps every cell's store; watch the space in {}",
+            parent.display()
+        );
+    }
     let pb = progress::bar(cells, args.quiet);
     let outcome = run_grid(&grid, &ctx, &stop, &pb);
     let wall = t_start.elapsed().as_secs_f64();
