@@ -34,6 +34,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // No msync during the timed loop.
         flush: FlushMode::Async { interval: Duration::from_secs(3600), least_pages: u32::MAX },
         checkpoint_interval: Duration::from_secs(3600),
+        // ABSLOCK_NO_RECORD_CRC=1 drops the `__CRC32#` property, to show its share.
+        append_record_crc: std::env::var_os("ABSLOCK_NO_RECORD_CRC").is_none(),
         ..StoreConfig::default()
     };
     // The first segment is created and warmed (every page touched) at open.

@@ -62,8 +62,6 @@ pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<WordHasher>>;
 #[derive(Debug, Default)]
 pub(crate) struct Stripe {
     next: FastMap<String, FastMap<u32, u64>>,
-    /// Never used: lets `slot` avoid a panic path.
-    spare: u64,
 }
 
 impl Stripe {
@@ -75,16 +73,15 @@ impl Stripe {
     /// The next-queue-offset slot of (topic, queue id), created at 0 on first use (the
     /// only allocation). One lookup serves the read before and the write after the put.
     pub(crate) fn slot(&mut self, topic: &str, queue_id: u32) -> &mut u64 {
-        if !self.next.contains_key(topic) {
-            self.next.insert(topic.to_owned(), FastMap::default());
+        let next: *mut FastMap<String, FastMap<u32, u64>> = &mut self.next;
+        // SAFETY: `next` comes from `&mut self.next`, so it is valid and unaliased; the
+        // borrow taken through it either is returned (and nothing else touches the map) or
+        // ends on the `None` path before the map is used again. The raw pointer only works
+        // around the borrow checker's conditional-return limitation (NLL problem case #3).
+        if let Some(queues) = unsafe { (*next).get_mut(topic) } {
+            return queues.entry(queue_id).or_insert(0);
         }
-        let queues = self.next.get_mut(topic);
-        // `queues` is `Some` (inserted above); the fallback only satisfies the types.
-        let queues = match queues {
-            Some(q) => q,
-            None => return &mut self.spare,
-        };
-        queues.entry(queue_id).or_insert(0)
+        self.next.entry(topic.to_owned()).or_default().entry(queue_id).or_insert(0)
     }
 
     /// Records that queue offsets below `next` are taken. Allocates only for a new pair.
