@@ -21,6 +21,10 @@ pub const STORE_AVAILABLE: bool = true;
 /// are rare (ours; RocketMQ's default is 1 GiB).
 pub const DEFAULT_SEGMENT_SIZE: u64 = 64 << 20;
 
+/// Entries per consume-queue file in sweep stores (320 KiB files): RocketMQ's 300 000
+/// (6 MB per file) times 4 queues times 256 topics would be 6 GB per cell (ours).
+pub const CONSUME_QUEUE_ENTRIES: u64 = 16_384;
+
 /// The real store for one cell.
 pub struct StoreTarget<R: SweepLock> {
     store: MessageStore<Timed<R>>,
@@ -60,6 +64,7 @@ impl<R: SweepLock> StoreTarget<R> {
             },
             warm_up: WarmUp { enabled: true, mlock: false },
             preallocate: true,
+            consume_queue_entries: CONSUME_QUEUE_ENTRIES,
             ..StoreConfig::default()
         };
         let store = MessageStore::open_with_lock(dir.path(), config, move || Timed::new(make_lock()))

@@ -1,6 +1,7 @@
 //! Running one cell: spawn the workers, warm up, measure for a fixed time, collect.
 //!
-//! Threads are spawned and meet at a `Barrier` before anything is timed. The main
+//! One message per (topic, queue) is put first (untimed), so every log and consume queue
+//! exists. Threads are spawned and meet at a `Barrier` before anything is timed. The main
 //! thread flips a phase word: warm-up (puts not counted), measure (counted, CPU time
 //! and wall time taken at the flips), stop. Each worker counts its own messages
 //! (fairness) and samples acquire/hold times through [`crate::timed`].
@@ -102,6 +103,11 @@ pub fn run_cell<R: SweepLock, T: PutTarget<R>>(
         for q in 0..QUEUES_PER_TOPIC {
             msgs.push(target.prepare(t, q, &body)?);
         }
+    }
+    // Prime: one put per (topic, queue) before anything is timed, so per-topic logs
+    // and consume queues exist before the warm-up (a store creates them on first use).
+    for m in &msgs {
+        target.put(m)?;
     }
     if opts.trace_capacity > 0 {
         target.for_each_put_lock(&mut |l| l.inner().enable_trace(opts.trace_capacity));
