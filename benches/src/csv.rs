@@ -34,6 +34,7 @@ pub const HEADER: &[&str] = &[
     "abs_final_mode",
     "flushes",
     "msgs_per_flush",
+    "cores_used",
     "pinned",
     "target",
 ];
@@ -78,6 +79,7 @@ pub fn fields(row: &Row) -> Vec<String> {
         opt(row.abs_final_mode),
         opt(row.flushes),
         optf(row.msgs_per_flush, 2),
+        optf(row.cores_used, 3),
         row.pinned.to_string(),
         row.target.to_string(),
     ]

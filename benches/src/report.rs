@@ -358,6 +358,31 @@ pub fn render(inp: &ReportInput<'_>) -> String {
         o.push('\n');
     }
 
+    let used = medians(rows, |r| r.cores_used);
+    let _ = writeln!(o, "### Cores the process kept busy (CPU s per wall s, median)\n");
+    let _ = writeln!(
+        o,
+        "Well below min(threads, {}) means other work on the machine took the CPU during the cell, \
+         which lowers throughput for every strategy alike; CPU per message is the figure that load disturbs least.\n",
+        inp.machine.cores
+    );
+    strategy_header(&mut o, "threads / size", &g.strategies);
+    for &size in &g.sizes {
+        for &t in &g.threads {
+            let _ = write!(o, "| {t} / {} |", size_name(size));
+            for &s in &g.strategies {
+                match used.get(&key(s, t, size, sc)) {
+                    Some(u) => {
+                        let _ = write!(o, " {u:.2} |");
+                    }
+                    None => o.push_str(" - |"),
+                }
+            }
+            o.push('\n');
+        }
+    }
+    o.push('\n');
+
     let _ = writeln!(o, "## Fairness ({})\n", scenario_name(sc));
     let _ = writeln!(
         o,
@@ -802,6 +827,7 @@ mod tests {
             abs_final_mode: None,
             flushes: None,
             msgs_per_flush: None,
+            cores_used: None,
             pinned: false,
             target: "emulated",
         }

@@ -50,6 +50,9 @@ pub struct Row {
     pub flushes: Option<u64>,
     /// Messages per flush (group commit amortisation).
     pub msgs_per_flush: Option<f64>,
+    /// Cores the process kept busy in the window: CPU seconds / wall seconds. Well below
+    /// `min(threads, cores)` means other work on the machine took the CPU.
+    pub cores_used: Option<f64>,
     /// Whether workers were pinned to cores.
     pub pinned: bool,
     /// Which critical section ran: "store" or "emulated".
@@ -86,6 +89,7 @@ impl Row {
             abs_final_mode: abs.map(|a| if a.parking { "park" } else { "spin" }),
             flushes: o.flushes,
             msgs_per_flush: o.flushes.and_then(|f| (f > 0).then(|| o.messages as f64 / f as f64)),
+            cores_used: (o.seconds > 0.0).then(|| o.cpu_seconds / o.seconds),
             pinned,
             target,
         }

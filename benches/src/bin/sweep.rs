@@ -328,9 +328,13 @@ fn write_plots(out: &Path, grid: &Grid, outcome: &SweepOutcome) -> Vec<(String, 
         for (kind, m, ydesc) in
             [("throughput", &tput, "million messages / s"), ("cpu", &cpu, "CPU s per million messages")]
         {
+            let series = series_of(m);
+            if series.is_empty() {
+                continue;
+            }
             let file = format!("{kind}_{size}.svg");
             let title = format!("{kind} vs threads, {size} B messages ({layout}, {flush} flush)");
-            match plots::lines_vs_threads(&out.join(&file), &title, ydesc, &series_of(m)) {
+            match plots::lines_vs_threads(&out.join(&file), &title, ydesc, &series) {
                 Ok(()) => written.push((title, file)),
                 Err(e) => eprintln!("sweep: warning: {e}"),
             }
