@@ -217,3 +217,79 @@ pub fn run_cell<R: SweepLock, T: PutTarget<R>>(
         flushes,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emulated::EmulatedLog;
+    use crate::grid::{FlushMode, Layout};
+    use crate::ring::Ring;
+    use crate::timed::Timed;
+    use lock_api::RawMutex;
+    use std::sync::Arc;
+
+    fn opts(threads: usize, topics: usize) -> RunOptions {
+        RunOptions {
+            threads,
+            topics,
+            msg_size: 64,
+            timing: CellTiming { warmup: Duration::from_millis(2), measure: Duration::from_millis(20) },
+            pin: None,
+            trace_capacity: 0,
+        }
+    }
+
+    #[test]
+    fn counts_add_up_per_thread_and_flushes_are_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        let ring = Arc::new(Ring::create(dir.path(), "ring", 1 << 20).unwrap());
+        let log =
+            EmulatedLog::<parking_lot::RawMutex>::new(ring, Layout::PerTopic, 3, FlushMode::Async, &|| {
+                parking_lot::RawMutex::INIT
+            })
+            .unwrap();
+        let o = run_cell(&log, &opts(3, 3)).unwrap();
+        assert_eq!(o.per_thread.len(), 3);
+        assert_eq!(o.per_thread.iter().sum::<u64>(), o.messages);
+        assert!(o.messages > 0, "some message was put in the window");
+        assert!(o.seconds > 0.0);
+        assert!(o.abs.is_none() && o.trace.is_empty());
+        assert!(o.flushes.is_some());
+    }
+
+    /// A target that fails after `ok` puts.
+    struct Failing {
+        lock: Timed<parking_lot::RawMutex>,
+        left: std::sync::atomic::AtomicI64,
+    }
+
+    impl PutTarget<parking_lot::RawMutex> for Failing {
+        type Msg = ();
+        fn prepare(&self, _: usize, _: u32, _: &[u8]) -> Result<(), TargetError> {
+            Ok(())
+        }
+        fn put(&self, _: &()) -> Result<(), TargetError> {
+            if self.left.fetch_sub(1, Ordering::Relaxed) <= 0 {
+                return Err(TargetError::Store("disk full".into()));
+            }
+            Ok(())
+        }
+        fn for_each_put_lock(&self, f: &mut dyn FnMut(&Timed<parking_lot::RawMutex>)) {
+            f(&self.lock);
+        }
+        fn flushes(&self) -> Option<u64> {
+            None
+        }
+    }
+
+    #[test]
+    fn the_first_put_error_fails_the_cell() {
+        for ok in [0, 3, 100] {
+            let t = Failing { lock: Timed::INIT, left: std::sync::atomic::AtomicI64::new(ok) };
+            match run_cell(&t, &opts(2, 1)) {
+                Err(TargetError::Store(msg)) => assert_eq!(msg, "disk full"),
+                other => panic!("expected the store error, got {other:?}"),
+            }
+        }
+    }
+}
