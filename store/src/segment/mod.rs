@@ -154,6 +154,12 @@ impl Segment {
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), self.write_ptr.add(rel), data.len()) }
     }
 
+    /// Address the critical section writes offset `rel` to (a prefetch hint only).
+    #[inline]
+    pub(crate) fn write_addr(&self, rel: usize) -> usize {
+        self.write_ptr as usize + rel
+    }
+
     /// The pooled buffer's bytes `[rel, rel + len)`, for the commit thread.
     ///
     /// # Safety
