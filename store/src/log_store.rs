@@ -182,7 +182,8 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
             config.warm_up,
             pool.clone(),
             config.preallocate,
-        );
+        )
+        .map_err(|e| FileError::new("start preallocation thread for", dir, e))?;
         let mut segments = rec.segments;
         if segments.is_empty() {
             segments.push(Arc::new(prealloc.obtain(0)?));
@@ -234,8 +235,9 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
                 Arc::new(Dispatcher::start().map_err(|e| FileError::new("start dispatcher for", dir, e))?)
             }
         };
+        let threads =
+            spawn_services(&shared).map_err(|e| FileError::new("start flush thread for", dir, e))?;
         dispatcher.register(Arc::clone(&shared));
-        let threads = spawn_services(&shared);
         Ok(LogStore { shared, threads, dispatcher, _dir_lock: dir_lock })
     }
 
@@ -504,30 +506,29 @@ impl<R: RawMutex + Send + Sync + 'static> Drop for LogStore<R> {
     }
 }
 
-fn spawn_services<R: RawMutex + Send + Sync + 'static>(shared: &Arc<Shared<R>>) -> Vec<JoinHandle<()>> {
+fn spawn_services<R: RawMutex + Send + Sync + 'static>(
+    shared: &Arc<Shared<R>>,
+) -> std::io::Result<Vec<JoinHandle<()>>> {
     let mut threads = Vec::new();
     let s = Arc::clone(shared);
-    threads.push(
-        std::thread::Builder::new()
-            .name("abslock-store-flush".into())
-            .spawn(move || match s.config.flush {
-                FlushMode::Sync { .. } => s.group.run(&s.log),
-                FlushMode::Async { interval, least_pages } => {
-                    let tick = match s.config.write_mode {
-                        WriteMode::Pooled { commit_interval, .. } => commit_interval.min(interval),
-                        _ => interval,
-                    };
-                    crate::flush::run_async(
-                        &s.log,
-                        &s.stop,
-                        tick,
-                        interval,
-                        u64::from(least_pages) * PAGE_SIZE,
-                        &s.async_flush_error,
-                    );
-                }
-            })
-            .expect("spawning the flush thread"),
-    );
-    threads
+    threads.push(std::thread::Builder::new().name("abslock-store-flush".into()).spawn(move || {
+        match s.config.flush {
+            FlushMode::Sync { .. } => s.group.run(&s.log),
+            FlushMode::Async { interval, least_pages } => {
+                let tick = match s.config.write_mode {
+                    WriteMode::Pooled { commit_interval, .. } => commit_interval.min(interval),
+                    _ => interval,
+                };
+                crate::flush::run_async(
+                    &s.log,
+                    &s.stop,
+                    tick,
+                    interval,
+                    u64::from(least_pages) * PAGE_SIZE,
+                    &s.async_flush_error,
+                );
+            }
+        }
+    })?);
+    Ok(threads)
 }

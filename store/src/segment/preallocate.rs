@@ -55,7 +55,7 @@ impl Preallocator {
         warm: WarmUp,
         pool: Option<Arc<BufferPool>>,
         background: bool,
-    ) -> Self {
+    ) -> std::io::Result<Self> {
         let shared = Arc::new(Shared {
             state: Mutex::new(State::default()),
             cv: Condvar::new(),
@@ -65,14 +65,17 @@ impl Preallocator {
             warm,
             pool,
         });
-        let thread = background.then(|| {
+        let thread = if background {
             let s = Arc::clone(&shared);
-            std::thread::Builder::new()
-                .name("abslock-store-preallocate".into())
-                .spawn(move || run(&s))
-                .expect("spawning the preallocation thread")
-        });
-        Self { shared, thread: Mutex::new(thread) }
+            Some(
+                std::thread::Builder::new()
+                    .name("abslock-store-preallocate".into())
+                    .spawn(move || run(&s))?,
+            )
+        } else {
+            None
+        };
+        Ok(Self { shared, thread: Mutex::new(thread) })
     }
 
     /// Returns the segment starting at `start`: the prepared one if ready, else creates it
