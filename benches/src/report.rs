@@ -83,6 +83,17 @@ pub fn sig3(v: f64) -> String {
     }
 }
 
+/// A rate in messages per second with a unit that keeps it readable: `2.10 M/s`, `13.0 k/s`, `950/s`.
+pub fn rate(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{:.2} M/s", v / 1e6)
+    } else if v >= 1e3 {
+        format!("{:.1} k/s", v / 1e3)
+    } else {
+        format!("{v:.0}/s")
+    }
+}
+
 /// A throughput table cell: `value` in millions with its ratio to `best`, bold when
 /// it is the best (ties are all bold); `-` when missing.
 pub fn ratio_cell(value: Option<f64>, best: Option<f64>, scale: f64) -> String {
@@ -730,8 +741,8 @@ fn render_flush(o: &mut String, rows: &[Row], tput: &BTreeMap<Key, f64>, g: &Gri
     let _ = writeln!(o, "## Flush: async versus sync (group commit)\n");
     let _ = writeln!(
         o,
-        "Each cell: sync throughput in Mmsg/s, its ratio to async, and messages per flush (how many puts one \
-         group commit covered).\n"
+        "Each cell: sync throughput, its ratio to async throughput, and messages per flush (how many puts one \
+         group commit covered). Only meaningful with stores on a real disk (`--store-dir`); on tmpfs msync is free.\n"
     );
     for &layout in &g.layouts {
         for &topics in &g.topics {
@@ -746,7 +757,7 @@ fn render_flush(o: &mut String, rows: &[Row], tput: &BTreeMap<Key, f64>, g: &Gri
                         match (tput.get(&ks), tput.get(&ka)) {
                             (Some(sv), Some(av)) if *av > 0.0 => {
                                 let mpf = per_flush.get(&ks).map_or("-".into(), |m| format!("{m:.1}"));
-                                let _ = write!(o, " {} ({:.2}x, {mpf}/flush) |", sig3(sv / 1e6), sv / av);
+                                let _ = write!(o, " {} ({:.3}x, {mpf}/flush) |", rate(*sv), sv / av);
                             }
                             _ => o.push_str(" - |"),
                         }
@@ -784,6 +795,13 @@ mod tests {
         assert_eq!(lowest_cell(Some(0.5), Some(0.5)), "**0.500**");
         assert_eq!(lowest_cell(Some(2.0), Some(0.5)), "2.00");
         assert_eq!(lowest_cell(None, Some(0.5)), "-");
+    }
+
+    #[test]
+    fn rate_picks_a_readable_unit() {
+        assert_eq!(rate(2_100_000.0), "2.10 M/s");
+        assert_eq!(rate(13_000.0), "13.0 k/s");
+        assert_eq!(rate(950.0), "950/s");
     }
 
     #[test]
