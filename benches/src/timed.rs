@@ -52,6 +52,21 @@ impl Default for Samples {
     }
 }
 
+/// The median cost, in ns, of the two back-to-back clock reads that bracket a sampled
+/// acquisition: the floor under every acquire-latency sample (uncontended acquisitions
+/// read as about this much).
+pub fn clock_pair_ns() -> u64 {
+    let mut v: Vec<u64> = (0..2001)
+        .map(|_| {
+            let a = Instant::now();
+            let b = Instant::now();
+            b.duration_since(a).as_nanos() as u64
+        })
+        .collect();
+    v.sort_unstable();
+    v[v.len() / 2]
+}
+
 thread_local! {
     static COUNTDOWN: Cell<u32> = const { Cell::new(SAMPLE_EVERY) };
     static RECORDER: RefCell<Option<Samples>> = const { RefCell::new(None) };
