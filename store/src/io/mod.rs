@@ -15,6 +15,10 @@ use memmap2::{MmapOptions, MmapRaw};
 use crate::error::FileError;
 use fault::{FaultInjector, FaultPoint};
 
+/// How long opening waits for another holder of the directory lock before reporting the
+/// store as in use (ours; covers a fork-to-exec window of another thread's child).
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// Result of a file operation: the error names the path and the operation.
 pub(crate) type FsResult<T> = Result<T, FileError>;
 
@@ -204,9 +208,27 @@ impl FileOps {
             .truncate(false)
             .open(path)
             .map_err(|e| err("create", path, e))?;
-        // SAFETY: `f` is an open descriptor for the duration of the call; flock takes no pointers.
-        let rc = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-        if rc == 0 { Ok(Some(f)) } else { Ok(None) }
+        // A lock can be held for a moment by a process that is not a store: a child forked
+        // by another thread of the previous holder inherits the lock's open file description
+        // until it calls exec (which closes it: std opens files close-on-exec). So retry
+        // briefly before reporting the directory as in use.
+        let deadline = std::time::Instant::now() + LOCK_WAIT;
+        loop {
+            // SAFETY: `f` is an open descriptor for the duration of the call; flock takes no
+            // pointers.
+            let rc = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+            if rc == 0 {
+                return Ok(Some(f));
+            }
+            let e = io::Error::last_os_error();
+            if e.raw_os_error() != Some(libc::EWOULDBLOCK) {
+                return Err(err("lock", path, e));
+            }
+            if std::time::Instant::now() >= deadline {
+                return Ok(None);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
     }
 
     /// File length.
