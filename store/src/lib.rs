@@ -61,3 +61,8 @@ pub use store::{MessageStore, PutResult, StoreStats};
 pub mod fault {
     pub use crate::io::fault::{FaultInjector, FaultPoint};
 }
+
+/// The README's examples, compiled and run as doctests so they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
