@@ -69,6 +69,12 @@ impl<R: RawMutex> Shared<R> {
         while *reput < end {
             let at = *reput;
             let Some(bytes) = self.log.bytes_from(at, end) else { break };
+            let to_segment_end = self.config.segment_size - at % self.config.segment_size;
+            if (bytes.len() as u64) < BLANK_LEN && bytes.len() as u64 == to_segment_end {
+                // A segment tail too short for a blank, zeroed by recovery: no record.
+                *reput = at + to_segment_end;
+                continue;
+            }
             // Records below the readable end were written by this process or verified by
             // recovery: check structure and position, skip the CRCs.
             let opts = DecodeOptions {

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::codec::{self, DecodeOptions, Decoded, RecordCrcCheck};
+use crate::commitlog::BLANK_LEN;
 use crate::error::OpenError;
 use crate::io::FileOps;
 use crate::segment::{Segment, parse_file_name};
@@ -83,45 +84,16 @@ pub(crate) fn recover_commitlog(
     // A checkpoint claiming more than the files hold is not trusted at all.
     let scan_hint = if scan_hint > files_end { first_start } else { scan_hint };
     let hint = scan_hint.max(first_start);
-    let mut idx = (((hint - first_start) / segment_size) as usize).min(segments.len() - 1);
-    // After a clean close the checkpoint is the write position itself: start there. After
-    // a crash, rescan its whole segment.
-    let mut pos = if !crashed && hint > segments[idx].start() && hint < segments[idx].end() {
-        hint
-    } else {
-        segments[idx].start()
-    };
-    let scan_start = pos;
-    'segments: while idx < segments.len() {
-        let seg = &segments[idx];
-        loop {
-            let avail = seg.end() - pos;
-            if avail < crate::commitlog::BLANK_LEN {
-                break 'segments;
-            }
-            // SAFETY: `[pos, end)` lies in the segment; no other thread exists during recovery.
-            let bytes = unsafe { seg.bytes((pos - seg.start()) as usize, avail as usize) };
-            let opts = DecodeOptions {
-                expected_physical_offset: Some(pos),
-                verify_body_crc: true,
-                // Below the checkpoint the log was flushed whole: no torn tail can be there,
-                // and records written before `append_record_crc` was switched on stay valid.
-                record_crc: if require_record_crc && pos >= scan_hint {
-                    RecordCrcCheck::Require
-                } else {
-                    RecordCrcCheck::IfPresent
-                },
-            };
-            match codec::decode_with(bytes, &opts) {
-                Ok(Decoded::Message(m)) => pos += u64::from(m.total_size()),
-                Ok(Decoded::Blank { size }) if u64::from(size) == avail => {
-                    pos = seg.end();
-                    idx += 1;
-                    continue 'segments;
-                }
-                _ => break 'segments,
-            }
-        }
+    let idx = (((hint - first_start) / segment_size) as usize).min(segments.len() - 1);
+    // Scan the checkpoint's whole segment after a clean close too: a checkpoint claiming
+    // bytes past the last record (zeros) must not become the write position, or records
+    // put behind that gap would be lost at the next scan, which stops at the gap.
+    let mut scan_start = segments[idx].start();
+    let mut pos = scan_forward(&segments, idx, scan_start, scan_hint, require_record_crc);
+    if pos == scan_start && scan_start > first_start {
+        // Not one record where the checkpoint points: distrust it, scan from the start.
+        scan_start = first_start;
+        pos = scan_forward(&segments, 0, first_start, first_start, require_record_crc);
     }
     // Drop segments wholly past the write position: preallocated or stale.
     while segments.len() > 1 && segments.last().is_some_and(|s| s.start() > pos) {
@@ -149,5 +121,68 @@ pub(crate) fn recover_commitlog(
     for seg in segments.iter().filter(|s| s.end() > scan_start && s.start() < pos) {
         seg.sync(fs, 0, (pos.min(seg.end()) - seg.start()) as usize)?;
     }
+    // A tail too short for the blank a roll writes (< 8 bytes; only a damaged or hostile
+    // file ends a segment so): zero it and let the next put start the next segment.
+    if let Some(last) = segments.last()
+        && last.start() <= pos
+        && pos < last.end()
+        && last.end() - pos < BLANK_LEN
+    {
+        last.zero_tail(fs, (pos - last.start()) as usize)?;
+        pos = last.end();
+    }
     Ok(Recovered { segments, write_pos: pos })
+}
+
+/// Scans from `pos` in `segments[idx]` while records and blanks are valid; returns the
+/// first invalid position. Records at or past `scan_hint` must carry a record CRC when
+/// `require_record_crc`.
+fn scan_forward(
+    segments: &[Arc<Segment>],
+    mut idx: usize,
+    mut pos: u64,
+    scan_hint: u64,
+    require_record_crc: bool,
+) -> u64 {
+    'segments: while idx < segments.len() {
+        let seg = &segments[idx];
+        loop {
+            let avail = seg.end() - pos;
+            if avail < BLANK_LEN {
+                // SAFETY: `[pos, end)` lies in the segment; no other thread exists during recovery.
+                let tail = unsafe { seg.bytes((pos - seg.start()) as usize, avail as usize) };
+                // Too short for a record or a blank: a zeroed one is a segment that recovery
+                // closed (see above); step over it.
+                if tail.iter().all(|&b| b == 0) && idx + 1 < segments.len() {
+                    pos = seg.end();
+                    idx += 1;
+                    continue 'segments;
+                }
+                break 'segments;
+            }
+            // SAFETY: `[pos, end)` lies in the segment; no other thread exists during recovery.
+            let bytes = unsafe { seg.bytes((pos - seg.start()) as usize, avail as usize) };
+            let opts = DecodeOptions {
+                expected_physical_offset: Some(pos),
+                verify_body_crc: true,
+                // Below the checkpoint the log was flushed whole: no torn tail can be there,
+                // and records written before `append_record_crc` was switched on stay valid.
+                record_crc: if require_record_crc && pos >= scan_hint {
+                    RecordCrcCheck::Require
+                } else {
+                    RecordCrcCheck::IfPresent
+                },
+            };
+            match codec::decode_with(bytes, &opts) {
+                Ok(Decoded::Message(m)) => pos += u64::from(m.total_size()),
+                Ok(Decoded::Blank { size }) if u64::from(size) == avail => {
+                    pos = seg.end();
+                    idx += 1;
+                    continue 'segments;
+                }
+                _ => break 'segments,
+            }
+        }
+    }
+    pos
 }
