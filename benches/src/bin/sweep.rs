@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 /// Contention sweep over lock strategies for a CommitLog's put-message critical section.
 #[derive(Debug, Parser)]
-#[command(name = "sweep", version, about, long_about = None)]
+#[command(name = "sweep", version)]
 struct Args {
     /// Tiny grid for CI (spin, abs, parking_lot; 1 and 4 threads; 128 B and 4 KiB; 1 rep; short cells).
     #[arg(long)]
