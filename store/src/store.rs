@@ -183,20 +183,25 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
         LogStore::<R>::validate(&self.config, msg)?;
         let mut map = logs.write().unwrap_or_else(PoisonError::into_inner);
         if !map.contains_key(msg.topic()) {
-            let log = LogStore::open(
-                &root.join(msg.topic()),
-                &self.config,
-                make_lock(),
-                Some(Arc::clone(dispatcher)),
-            )
-            .map_err(|e| match e {
-                OpenError::Io(f) => PutError::SegmentCreate(f),
-                other => PutError::SegmentCreate(FileError::new(
-                    "open topic log",
-                    &root.join(msg.topic()),
-                    std::io::Error::other(other.to_string()),
-                )),
-            })?;
+            let dir = root.join(msg.topic());
+            // A topic whose log cannot be made (disk full) leaves nothing behind: a half-made
+            // topic directory would make every later open try, and fail, again.
+            let fresh = !dir.exists();
+            let log = LogStore::open(&dir, &self.config, make_lock(), Some(Arc::clone(dispatcher))).map_err(
+                |e| {
+                    if fresh {
+                        let _ = FileOps::new(self.config.fault_injector.clone()).remove_dir_all(&dir);
+                    }
+                    match e {
+                        OpenError::Io(f) => PutError::SegmentCreate(f),
+                        other => PutError::SegmentCreate(FileError::new(
+                            "open topic log",
+                            &dir,
+                            std::io::Error::other(other.to_string()),
+                        )),
+                    }
+                },
+            )?;
             map.insert(msg.topic().to_owned(), Arc::new(log));
         }
         drop(map);

@@ -180,6 +180,15 @@ impl FileOps {
         }
     }
 
+    /// Removes a directory and everything under it; a missing directory is not an error.
+    pub(crate) fn remove_dir_all(&self, dir: &Path) -> FsResult<()> {
+        match fs::remove_dir_all(dir) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(err("remove directory", dir, e)),
+        }
+    }
+
     /// Lists the entries of a directory (a missing directory lists as empty).
     pub(crate) fn list_dir(&self, dir: &Path) -> FsResult<Vec<(String, PathBuf, fs::FileType)>> {
         let rd = match fs::read_dir(dir) {
