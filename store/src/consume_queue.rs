@@ -192,12 +192,20 @@ impl ConsumeQueue {
     /// Recovery: keeps the longest prefix whose last entry is valid and lies within
     /// `[0, log_end)`, zeroing the rest.
     pub(crate) fn recover(&self, log_end: u64) -> FsResult<()> {
+        let valid = |e: &Entry| {
+            e.size > 0 && e.physical_offset.checked_add(u64::from(e.size)).is_some_and(|x| x <= log_end)
+        };
         let mut n = self.len();
         while n > 0 {
             match self.raw_entry(n - 1) {
+                // Entries lie in increasing physical offsets: a lone non-zero entry in the
+                // zeroed tail (damage) is not the queue's end, however valid it looks.
                 Some(e)
-                    if e.size > 0
-                        && e.physical_offset.checked_add(u64::from(e.size)).is_some_and(|x| x <= log_end) =>
+                    if valid(&e)
+                        && (n == 1
+                            || self
+                                .raw_entry(n - 2)
+                                .is_some_and(|p| valid(&p) && p.physical_offset < e.physical_offset)) =>
                 {
                     break;
                 }
