@@ -33,11 +33,25 @@ pub(crate) struct PutState {
     last_timestamp: i64,
 }
 
-/// One record of an encoded blob: where it starts in the blob and its layout.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct RecordAt {
-    pub(crate) at: usize,
+/// One record to append, in two pieces: its encoded head and tail (from
+/// [`codec::encode_parts_into`], queue offset set, record CRC sealed) and its body, still in
+/// the caller's message. The critical section copies head, body, tail, so the body is
+/// copied once, from the message straight into the log.
+#[derive(Debug)]
+pub(crate) struct RecordParts<'a> {
+    /// The record without its body: head then tail.
+    pub(crate) parts: &'a mut [u8],
     pub(crate) layout: RecordLayout,
+    pub(crate) body: &'a [u8],
+}
+
+impl RecordParts<'_> {
+    /// Bytes the record occupies in the log. Counted from the slices, so the copy covers
+    /// exactly this many bytes whatever the layout says.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.parts.len() + self.body.len()
+    }
 }
 
 /// What the critical section did.
@@ -181,19 +195,17 @@ impl<R: RawMutex> CommitLog<R> {
     /// patch physical offsets, copy, advance the write position. No allocation and no
     /// syscall except on a roll.
     ///
-    /// `blob` holds one or more encoded records (queue offsets set, record CRCs sealed);
-    /// `records` says where each starts. The blob goes into one segment as a whole.
-    /// `clock_ms` is the wall clock read just before the lock (a clock read costs as much
-    /// as the rest of a small critical section); inside, the store timestamp is made
-    /// monotonic in log order.
+    /// `records` go into one segment, contiguously and in order; each is copied as head,
+    /// body, tail (three copies, no staging buffer). `clock_ms` is the wall clock read just
+    /// before the lock (a clock read costs as much as the rest of a small critical section);
+    /// inside, the store timestamp is made monotonic in log order.
     #[inline]
     pub(crate) fn append(
         &self,
-        blob: &mut [u8],
-        records: &[RecordAt],
+        records: &mut [RecordParts<'_>],
         clock_ms: i64,
     ) -> Result<Appended, PutError> {
-        let len = blob.len() as u64;
+        let len: u64 = records.iter().map(|r| r.len() as u64).sum();
         let mut st = self.put.lock();
         let now = clock_ms.max(st.last_timestamp);
         st.last_timestamp = now;
@@ -206,16 +218,24 @@ impl<R: RawMutex> CommitLog<R> {
             // `roll` leaves a current segment or returns an error.
             return Err(PutError::Closed);
         };
-        for r in records {
-            let rec = &mut blob[r.at..r.at + r.layout.total_size];
-            codec::set_physical_offset(rec, &r.layout, pos + r.at as u64);
-            codec::set_store_timestamp(rec, &r.layout, now);
+        let mut rel = (pos - seg.start()) as usize;
+        for r in records.iter_mut() {
+            codec::set_physical_offset(r.parts, &r.layout, seg.start() + rel as u64);
+            codec::set_store_timestamp(r.parts, &r.layout, now);
+            let (head, tail) = r.parts.split_at(r.layout.head_len().min(r.parts.len()));
+            // SAFETY: we hold the put lock (sole writer); the three copies fill
+            // `[rel, rel + r.len())`, and these ranges tile `[pos, pos + len)`, where
+            // `len + 8 <= end - pos` was checked (or the roll made a fresh segment, where the
+            // caller checked `len + 8 <= size`); that range is at or above the published
+            // write position, unseen by readers.
+            unsafe {
+                seg.write(rel, head);
+                seg.write(rel + head.len(), r.body);
+                seg.write(rel + head.len() + r.body.len(), tail);
+            }
+            rel += r.len();
         }
-        // SAFETY: we hold the put lock (sole writer); `len + 8 <= end - pos` was checked
-        // (or the roll made a fresh segment, where the caller checked `len + 8 <= size`);
-        // `[pos, pos + len)` is at or above the published write position, unseen by readers.
-        unsafe { seg.write((pos - seg.start()) as usize, blob) };
-        let next_addr = seg.write_addr((pos + len - seg.start()) as usize);
+        let next_addr = seg.write_addr(rel);
         st.write_pos = pos + len;
         self.write_pos.store(pos + len, Ordering::Release);
         self.next_write_addr.store(next_addr, Ordering::Relaxed);

@@ -13,7 +13,7 @@ use lock_api::RawMutex;
 
 use crate::checkpoint::Checkpoint;
 use crate::codec::{self, DecodeOptions, Decoded, EncodeOptions, RecordCrcCheck, StoredMessage};
-use crate::commitlog::{BLANK_LEN, CommitLog, LogMode, RecordAt, now_ms};
+use crate::commitlog::{BLANK_LEN, CommitLog, LogMode, RecordParts, now_ms};
 use crate::config::{FlushMode, PAGE_SIZE, StoreConfig, WriteMode};
 use crate::consume_queue::{ConsumeQueues, Entry};
 use crate::dispatcher::Dispatcher;
@@ -27,9 +27,10 @@ use crate::store::PutResult;
 use crate::topic_queue::{Stripe, TopicQueueTable};
 
 thread_local! {
-    /// Per-thread encode buffer: a put allocates only when a record outgrows it.
+    /// Per-thread encode buffer for a record's head and tail (the body stays in the
+    /// message): a put allocates only when head and tail outgrow it.
     static ENCODE_BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-    /// Per-thread buffer for a batch's concatenated records.
+    /// Per-thread buffer for a batch's concatenated heads and tails.
     static BATCH_BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
@@ -262,8 +263,8 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
             max_body_size: config.max_message_size,
             append_record_crc: config.append_record_crc,
         };
-        ENCODE_BUF
-            .with_borrow_mut(|buf| codec::encode_into(msg, &opts, buf).map(|_| ()).map_err(PutError::from))
+        codec::validate(msg, &opts)?;
+        Ok(())
     }
 
     fn after_put(&self, physical_offset: u64, end: u64) -> Result<(), PutError> {
@@ -282,16 +283,17 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
         // Warm the destination while encoding; a 4 KiB body's record is ~4.2 KiB.
         s.log.prefetch_next(msg.body().len() + 256);
         let (result, end) = ENCODE_BUF.with_borrow_mut(|buf| {
-            // Outside any lock: validate, encode, body CRC.
-            let layout = codec::encode_into(msg, &s.opts, buf)?;
+            // Outside any lock: validate, encode head and tail, body CRC.
+            let layout = codec::encode_parts_into(msg, &s.opts, buf)?;
             self.check_fits(layout.total_size)?;
             let (topic, queue_id) = (msg.topic(), msg.get_queue_id());
             let mut stripe = s.table.lock(s.table.stripe_of(topic, queue_id));
             let slot = stripe.slot(topic, queue_id);
             let queue_offset = *slot;
             codec::set_queue_offset(buf, &layout, queue_offset);
-            codec::seal_record_crc(buf, &layout);
-            let appended = s.log.append(buf, &[RecordAt { at: 0, layout }], now_ms())?;
+            codec::seal_record_crc_parts(buf, &layout);
+            let mut record = [RecordParts { parts: buf, layout, body: msg.body() }];
+            let appended = s.log.append(&mut record, now_ms())?;
             *slot = queue_offset + 1;
             drop(stripe);
             let size = layout.total_size as u32;
@@ -318,16 +320,19 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
         let (results, first, end) = BATCH_BUF.with_borrow_mut(|blob| {
             ENCODE_BUF.with_borrow_mut(|buf| {
                 blob.clear();
-                let mut recs = Vec::with_capacity(msgs.len());
+                // (where its head and tail start in `blob`, where the record starts in the batch, layout)
+                let mut recs: Vec<(usize, usize, codec::RecordLayout)> = Vec::with_capacity(msgs.len());
+                let mut size = 0;
                 for m in msgs {
-                    let layout = codec::encode_into(m, &s.opts, buf)?;
+                    let layout = codec::encode_parts_into(m, &s.opts, buf)?;
                     self.check_fits(layout.total_size)?;
-                    recs.push(RecordAt { at: blob.len(), layout });
+                    recs.push((blob.len(), size, layout));
                     blob.extend_from_slice(buf);
+                    size += layout.total_size;
                 }
                 let limit = s.config.segment_size - BLANK_LEN;
-                if blob.len() as u64 > limit {
-                    return Err(PutError::BatchTooLarge { size: blob.len(), limit });
+                if size as u64 > limit {
+                    return Err(PutError::BatchTooLarge { size, limit });
                 }
                 let stripe_ids: Vec<usize> =
                     msgs.iter().map(|m| s.table.stripe_of(m.topic(), m.get_queue_id())).collect();
@@ -339,6 +344,8 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
                     order.iter().map(|&i| s.table.lock(i)).collect();
                 let guard_of = |i: usize| order.binary_search(&stripe_ids[i]).unwrap_or(0);
                 let mut next: Vec<(usize, u64)> = Vec::with_capacity(msgs.len());
+                let mut records = Vec::with_capacity(msgs.len());
+                let mut rest = blob.as_mut_slice();
                 for (i, m) in msgs.iter().enumerate() {
                     let (topic, qid) = (m.topic(), m.get_queue_id());
                     let earlier =
@@ -348,12 +355,14 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
                         None => guards[guard_of(i)].next(topic, qid),
                     };
                     next.push((i, qo));
-                    let r = recs[i];
-                    let rec = &mut blob[r.at..r.at + r.layout.total_size];
-                    codec::set_queue_offset(rec, &r.layout, qo);
-                    codec::seal_record_crc(rec, &r.layout);
+                    let layout = recs[i].2;
+                    let (parts, later) = std::mem::take(&mut rest).split_at_mut(layout.parts_len());
+                    rest = later;
+                    codec::set_queue_offset(parts, &layout, qo);
+                    codec::seal_record_crc_parts(parts, &layout);
+                    records.push(RecordParts { parts, layout, body: m.body() });
                 }
-                let appended = s.log.append(blob, &recs, now_ms())?;
+                let appended = s.log.append(&mut records, now_ms())?;
                 for (i, m) in msgs.iter().enumerate() {
                     guards[guard_of(i)].set(m.topic(), m.get_queue_id(), next[i].1 + 1);
                 }
@@ -361,14 +370,14 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
                 let results: Vec<PutResult> = recs
                     .iter()
                     .zip(&next)
-                    .map(|(r, &(_, qo))| PutResult {
-                        physical_offset: appended.physical_offset + r.at as u64,
+                    .map(|(&(_, at, layout), &(_, qo))| PutResult {
+                        physical_offset: appended.physical_offset + at as u64,
                         queue_offset: qo,
-                        size: r.layout.total_size as u32,
+                        size: layout.total_size as u32,
                         store_timestamp: appended.store_timestamp,
                     })
                     .collect();
-                Ok((results, appended.physical_offset, appended.physical_offset + blob.len() as u64))
+                Ok((results, appended.physical_offset, appended.physical_offset + size as u64))
             })
         })?;
         self.after_put(first, end)?;

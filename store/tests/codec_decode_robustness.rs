@@ -139,6 +139,33 @@ proptest! {
         }
     }
 
+    /// The record CRC does not read the body but covers the body CRC field: a changed body
+    /// byte is caught by the body CRC, and a changed body shipped with a body CRC that
+    /// matches it is caught by the record CRC (the chain in docs/format.md).
+    #[test]
+    fn a_changed_body_is_caught_even_with_a_matching_body_crc(
+        msg in message(),
+        store_host in addr(),
+        at in any::<prop::sample::Index>(),
+        xor in 1u8..=255,
+    ) {
+        prop_assume!(!msg.body().is_empty());
+        let (rec, layout) = record(&msg, store_host, true, 0);
+        let i = layout.body_at + at.index(layout.body_len);
+        let mut bad = rec.clone();
+        bad[i] ^= xor;
+        prop_assert!(
+            matches!(codec::decode_with(&bad, &strict(0)), Err(DecodeError::BodyCrcMismatch { .. })),
+            "changed body byte {} not caught by the body CRC", i
+        );
+        let crc = codec::body_crc(&bad[layout.body_at..layout.body_at + layout.body_len]);
+        bad[8..12].copy_from_slice(&crc.to_be_bytes());
+        prop_assert!(
+            matches!(codec::decode_with(&bad, &strict(0)), Err(DecodeError::RecordCrcMismatch { .. })),
+            "changed body with a matching body CRC not caught by the record CRC"
+        );
+    }
+
     /// Without a record CRC, RocketMQ's own checks still catch every change to the body,
     /// the sizes and the magic.
     #[test]

@@ -145,6 +145,39 @@ proptest! {
         codec::seal_record_crc(&mut late, &layout);
         prop_assert_eq!(early, late);
     }
+
+    /// The put path's form: head and tail without the body, sealed, then head + body + tail
+    /// is byte for byte the record `encode_into` and `seal_record_crc` make.
+    #[test]
+    fn parts_plus_body_is_the_whole_record(
+        msg in message(),
+        store_host in addr(),
+        append_record_crc in any::<bool>(),
+        queue_offset in any::<u64>(),
+        physical_offset in any::<u64>(),
+        store_timestamp in any::<i64>(),
+    ) {
+        let opts = EncodeOptions { store_host, append_record_crc, ..EncodeOptions::default() };
+        let mut whole = Vec::new();
+        let layout = codec::encode_into(&msg, &opts, &mut whole).unwrap();
+        codec::set_queue_offset(&mut whole, &layout, queue_offset);
+        codec::seal_record_crc(&mut whole, &layout);
+        codec::set_store_timestamp(&mut whole, &layout, store_timestamp);
+        codec::set_physical_offset(&mut whole, &layout, physical_offset);
+
+        let mut parts = vec![0xEE; 7]; // encode_parts_into clears what was there
+        let parts_layout = codec::encode_parts_into(&msg, &opts, &mut parts).unwrap();
+        prop_assert_eq!(parts_layout, layout);
+        prop_assert_eq!(parts.len(), layout.parts_len());
+        prop_assert_eq!(layout.head_len() + layout.body_len + layout.tail_len(), layout.total_size);
+        prop_assert_eq!(layout.body_len, msg.body().len());
+        codec::set_queue_offset(&mut parts, &layout, queue_offset);
+        codec::seal_record_crc_parts(&mut parts, &layout);
+        codec::set_store_timestamp(&mut parts, &layout, store_timestamp);
+        codec::set_physical_offset(&mut parts, &layout, physical_offset);
+        let (head, tail) = parts.split_at(layout.head_len());
+        prop_assert_eq!([head, msg.body(), tail].concat(), whole);
+    }
 }
 
 #[test]

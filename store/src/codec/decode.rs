@@ -30,7 +30,8 @@ pub struct DecodeOptions {
     /// The position the record was read from (bytes); the stored physical offset must
     /// equal it. `None` skips the check.
     pub expected_physical_offset: Option<u64>,
-    /// Recompute and compare the body CRC. Default `true`.
+    /// Recompute and compare the body CRC. Default `true`. The record CRC covers the body
+    /// only through the body CRC field, so with `false` nothing checks the body bytes.
     pub verify_body_crc: bool,
     /// What to do about the whole-record CRC. Default [`RecordCrcCheck::IfPresent`].
     pub record_crc: RecordCrcCheck,
@@ -204,8 +205,10 @@ pub fn decode_with<'a>(bytes: &'a [u8], opts: &DecodeOptions) -> Result<Decoded<
             let value = parse_digits(&properties_raw[digits_in_props..digits_in_props + RECORD_CRC_DIGITS]);
             if opts.record_crc != RecordCrcCheck::Skip {
                 let stored = value.ok_or(DecodeError::MalformedRecordCrc)?;
-                let computed =
-                    record_crc(record, PHYSICAL_OFFSET_OFFSET, shifts.store_timestamp_at, digits_at);
+                // The body is covered through the body CRC field (checked above when
+                // `verify_body_crc`), not hashed again.
+                let (head, tail) = (&record[..body_at], &record[body_at + body_len..digits_at]);
+                let computed = record_crc(head, PHYSICAL_OFFSET_OFFSET, shifts.store_timestamp_at, tail);
                 if stored != computed {
                     return Err(DecodeError::RecordCrcMismatch { stored, computed });
                 }

@@ -50,7 +50,7 @@ impl Default for EncodeOptions {
 /// `__CRC32#` value (when `opts.append_record_crc`) as ten `'0'`s: patch them with
 /// [`set_queue_offset`], [`seal_record_crc`](super::seal_record_crc),
 /// [`set_physical_offset`] and [`set_store_timestamp`], at the positions in the returned
-/// [`RecordLayout`]. The record is v1 when the topic is at most 127 bytes, else v2; the
+/// [`RecordLayout`]. The put path uses [`encode_parts_into`] instead, which leaves the body out. The record is v1 when the topic is at most 127 bytes, else v2; the
 /// sys flag's bits 4 and 5 are set from the host families. The record is `out[..layout.total_size]`
 /// (which is all of `out`).
 ///
@@ -74,6 +74,57 @@ pub fn encode_into(
     opts: &EncodeOptions,
     out: &mut Vec<u8>,
 ) -> Result<RecordLayout, ValidationError> {
+    encode(msg, opts, out, true)
+}
+
+/// Like [`encode_into`], but writes the record without its body: `out` holds the head
+/// (record bytes `[0, layout.body_at)`) followed by the tail (record bytes
+/// `[layout.body_at + layout.body_len, layout.total_size)`), `layout.parts_len()` bytes in
+/// all. The body CRC field is computed from `msg.body()` as usual. The returned layout
+/// describes the whole record.
+///
+/// The put path uses this so the body is copied once, straight from the [`Message`] into
+/// the log: the writer copies head, body, tail (ours). Patch the head's fields with
+/// [`set_queue_offset`], [`set_physical_offset`] and [`set_store_timestamp`] as for a whole
+/// record, and seal with [`seal_record_crc_parts`](super::seal_record_crc_parts).
+///
+/// # Errors
+/// As [`encode_into`]; `out` is then left unchanged.
+///
+/// # Examples
+/// ```
+/// use abslock_store::{Message, codec::{self, EncodeOptions}};
+/// let msg = Message::new("orders", b"hello".to_vec()).tags("new");
+/// let mut parts = Vec::new();
+/// let layout = codec::encode_parts_into(&msg, &EncodeOptions::default(), &mut parts)?;
+/// codec::set_queue_offset(&mut parts, &layout, 3);
+/// codec::seal_record_crc_parts(&mut parts, &layout);
+/// let (head, tail) = parts.split_at(layout.head_len());
+/// let rec = [head, msg.body(), tail].concat();
+///
+/// let mut whole = Vec::new();
+/// codec::encode_into(&msg, &EncodeOptions::default(), &mut whole)?;
+/// codec::set_queue_offset(&mut whole, &layout, 3);
+/// codec::seal_record_crc(&mut whole, &layout);
+/// assert_eq!(rec, whole);
+/// # Ok::<(), codec::ValidationError>(())
+/// ```
+pub fn encode_parts_into(
+    msg: &Message,
+    opts: &EncodeOptions,
+    out: &mut Vec<u8>,
+) -> Result<RecordLayout, ValidationError> {
+    encode(msg, opts, out, false)
+}
+
+/// The encoder behind [`encode_into`] (`with_body`) and [`encode_parts_into`].
+#[inline]
+fn encode(
+    msg: &Message,
+    opts: &EncodeOptions,
+    out: &mut Vec<u8>,
+    with_body: bool,
+) -> Result<RecordLayout, ValidationError> {
     let total_size = validate(msg, opts)?;
     let topic = msg.topic().as_bytes();
     let body = msg.body();
@@ -88,9 +139,11 @@ pub fn encode_into(
     if store_v6 {
         sys_flag |= SYS_FLAG_STORE_HOST_V6;
     }
+    // Bytes of the record that are not in `out` (the body, when it is left out).
+    let skipped = if with_body { 0 } else { body.len() };
 
     out.clear();
-    out.reserve(total_size);
+    out.reserve(total_size - skipped);
     // Lengths below were bounded by `validate`: total <= i32::MAX, topic <= 255, properties <= 32 767.
     out.extend_from_slice(&(total_size as u32).to_be_bytes());
     out.extend_from_slice(&version.magic().to_be_bytes());
@@ -107,7 +160,11 @@ pub fn encode_into(
     out.extend_from_slice(&msg.get_reconsume_times().to_be_bytes());
     out.extend_from_slice(&msg.get_prepared_transaction_offset().to_be_bytes());
     out.extend_from_slice(&(body.len() as u32).to_be_bytes());
-    out.extend_from_slice(body);
+    let body_at = out.len();
+    debug_assert_eq!(body_at, shifts.body_len_at + 4);
+    if with_body {
+        out.extend_from_slice(body);
+    }
     match version {
         Version::V1 => out.push(topic.len() as u8),
         Version::V2 => out.extend_from_slice(&(topic.len() as u16).to_be_bytes()),
@@ -121,7 +178,7 @@ pub fn encode_into(
     let record_crc_at = if opts.append_record_crc {
         out.extend_from_slice(PROPERTY_CRC32.as_bytes());
         out.push(NAME_VALUE_SEPARATOR);
-        let at = out.len();
+        let at = out.len() + skipped;
         out.extend_from_slice(&[b'0'; RECORD_CRC_DIGITS]);
         out.push(PROPERTY_SEPARATOR);
         Some(at)
@@ -130,13 +187,15 @@ pub fn encode_into(
     };
     let properties_len = (out.len() - properties_len_at - 2) as u16;
     out[properties_len_at..properties_len_at + 2].copy_from_slice(&properties_len.to_be_bytes());
-    debug_assert_eq!(out.len(), total_size);
+    debug_assert_eq!(out.len() + skipped, total_size);
 
     Ok(RecordLayout {
         total_size,
         queue_offset_at: QUEUE_OFFSET_OFFSET,
         physical_offset_at: PHYSICAL_OFFSET_OFFSET,
         store_timestamp_at: shifts.store_timestamp_at,
+        body_at,
+        body_len: body.len(),
         record_crc_at,
     })
 }
@@ -151,7 +210,8 @@ fn patch8(rec: &mut [u8], at: usize, value: [u8; 8]) {
 }
 
 /// Writes the queue offset (the message's index in its consume queue) into an encoded
-/// record. Covered by the record CRC: call before [`seal_record_crc`](super::seal_record_crc).
+/// record or parts buffer (the field is in the head). Covered by the record CRC: call
+/// before [`seal_record_crc`](super::seal_record_crc).
 ///
 /// # Panics
 /// Never; if `rec` is too short for `layout` (not the record `encode_into` wrote), nothing
@@ -162,7 +222,7 @@ pub fn set_queue_offset(rec: &mut [u8], layout: &RecordLayout, queue_offset: u64
 }
 
 /// Writes the physical offset (the record's position in the CommitLog, bytes) into an
-/// encoded record. Not covered by the record CRC, so it can be set inside the put-message
+/// encoded record or parts buffer. Not covered by the record CRC, so it can be set inside the put-message
 /// lock after sealing.
 ///
 /// # Panics
@@ -172,8 +232,8 @@ pub fn set_physical_offset(rec: &mut [u8], layout: &RecordLayout, physical_offse
     patch8(rec, layout.physical_offset_at, physical_offset.to_be_bytes());
 }
 
-/// Writes the store timestamp (ms since the Unix epoch) into an encoded record. Not
-/// covered by the record CRC, so it can be set inside the put-message lock after sealing.
+/// Writes the store timestamp (ms since the Unix epoch) into an encoded record or parts
+/// buffer. Not covered by the record CRC, so it can be set inside the put-message lock after sealing.
 ///
 /// # Panics
 /// Never; see [`set_queue_offset`].

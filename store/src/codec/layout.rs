@@ -212,7 +212,10 @@ pub const fn record_len(
 /// Where the fields patched after encoding sit in one encoded record, returned by
 /// [`encode_into`](super::encode_into) (ours).
 ///
-/// All positions are byte offsets from the record's first byte.
+/// All positions are byte offsets from the record's first byte. The patched fields all lie
+/// in the head (before [`body_at`](Self::body_at)), so they sit at the same offsets in a
+/// parts buffer from [`encode_parts_into`](super::encode_parts_into); the `__CRC32#`
+/// digits lie in the tail, at `record_crc_at - body_len` there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct RecordLayout {
     /// The record's length (bytes); equals the total size field.
@@ -223,7 +226,34 @@ pub struct RecordLayout {
     pub physical_offset_at: usize,
     /// Offset of the 8-byte store timestamp field.
     pub store_timestamp_at: usize,
+    /// Offset of the first body byte: the length of the record's head, every byte before
+    /// the body (see [`encode_parts_into`](super::encode_parts_into)).
+    pub body_at: usize,
+    /// Length of the body (bytes).
+    pub body_len: usize,
     /// Offset of the 10 ASCII digits of the trailing `__CRC32#` property value, when the
     /// record carries one (see [`seal_record_crc`](super::seal_record_crc)).
     pub record_crc_at: Option<usize>,
+}
+
+impl RecordLayout {
+    /// Length of the record's head: every byte before the body (bytes).
+    #[inline]
+    pub const fn head_len(&self) -> usize {
+        self.body_at
+    }
+
+    /// Length of the record's tail: every byte after the body (topic length, topic,
+    /// properties length, properties; bytes).
+    #[inline]
+    pub const fn tail_len(&self) -> usize {
+        self.total_size.saturating_sub(self.body_at).saturating_sub(self.body_len)
+    }
+
+    /// Length of the record without its body, `head_len + tail_len`: what
+    /// [`encode_parts_into`](super::encode_parts_into) writes (bytes).
+    #[inline]
+    pub const fn parts_len(&self) -> usize {
+        self.total_size.saturating_sub(self.body_len)
+    }
 }

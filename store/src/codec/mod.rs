@@ -7,10 +7,15 @@
 //! [`layout`]'s constants are its code form.
 //!
 //! The put path in order:
-//! 1. outside any lock: [`encode_into`] (validates first) into a reused buffer;
-//! 2. after the queue offset is assigned: [`set_queue_offset`], then [`seal_record_crc`];
-//! 3. inside the put-message lock: [`set_store_timestamp`], [`set_physical_offset`], copy;
-//!    at a segment's end, [`write_blank`] when `len + BLANK_MIN > space left`.
+//! 1. outside any lock: [`encode_parts_into`] (validates first, computes the body CRC)
+//!    into a reused buffer: the record's head and tail, without the body;
+//! 2. after the queue offset is assigned: [`set_queue_offset`], then
+//!    [`seal_record_crc_parts`] (the record CRC skips the body, which the body CRC covers);
+//! 3. inside the put-message lock: [`set_store_timestamp`], [`set_physical_offset`], copy
+//!    head, body (straight from the message), tail; at a segment's end, [`write_blank`]
+//!    when `len + BLANK_MIN > space left`.
+//!
+//! [`encode_into`] and [`seal_record_crc`] do the same for a whole record in one buffer.
 //!
 //! Reading back: [`decode`] (or [`decode_with`] for recovery with
 //! [`RecordCrcCheck::Require`]) gives a [`Decoded`]: a [`StoredMessage`] view or a blank.
@@ -50,10 +55,10 @@ pub use cq_entry::{
     CQ_ENTRY_SIZE, CQ_PHYSICAL_OFFSET_LEN, CQ_PHYSICAL_OFFSET_OFFSET, CQ_SIZE_LEN, CQ_SIZE_OFFSET,
     CQ_TAG_HASH_LEN, CQ_TAG_HASH_OFFSET, ConsumeQueueEntry,
 };
-pub use crc::{CRC_MASK, body_crc, seal_record_crc};
+pub use crc::{CRC_MASK, body_crc, seal_record_crc, seal_record_crc_parts};
 pub use decode::{DecodeOptions, Decoded, RecordCrcCheck, decode, decode_with};
 pub use encode::{
-    DEFAULT_STORE_PORT, EncodeOptions, encode_into, set_physical_offset, set_queue_offset,
+    DEFAULT_STORE_PORT, EncodeOptions, encode_into, encode_parts_into, set_physical_offset, set_queue_offset,
     set_store_timestamp,
 };
 pub use errors::{DecodeError, PropertyPart, ValidationError};

@@ -150,7 +150,8 @@ impl Segment {
     pub(crate) unsafe fn write(&self, rel: usize, data: &[u8]) {
         debug_assert!(rel as u64 + data.len() as u64 <= self.size);
         // SAFETY: in bounds by the caller's contract; `write_ptr` is valid for `size` bytes
-        // (see the `Send` impl); source and target never overlap (the source is a private buffer).
+        // (see the `Send` impl); source and target never overlap: the source is a private
+        // buffer or a message body, both heap memory, never a segment or pooled buffer.
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), self.write_ptr.add(rel), data.len()) }
     }
 
