@@ -144,7 +144,7 @@ pub enum ReadError {
     },
     /// A consume-queue entry points outside the readable commitlog.
     #[error(
-        "consume queue {topic}/{queue_id} entry {queue_offset} points to [{physical_offset}, +{size}) outside the readable log; reopen the store to rebuild consume queues"
+        "consume queue {topic}/{queue_id} entry {queue_offset} points to [{physical_offset}, +{size}), which is not that message in the readable log; reopen the store to rebuild consume queues"
     )]
     BadQueueEntry {
         /// Topic.

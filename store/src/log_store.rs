@@ -433,7 +433,12 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
             return Err(bad());
         }
         match codec::decode(bytes, Some(e.physical_offset)) {
-            Ok(Decoded::Message(m)) => Ok(Some(m)),
+            // A damaged entry can point at another whole record: serve only the asked one.
+            Ok(Decoded::Message(m))
+                if m.queue_offset() == queue_offset && m.queue_id() == queue_id && m.topic() == topic =>
+            {
+                Ok(Some(m))
+            }
             Ok(_) => Err(bad()),
             Err(source) => Err(ReadError::Corrupt { physical_offset: e.physical_offset, source }),
         }
