@@ -135,3 +135,50 @@ fn failed_topic_creation_under_per_topic_leaves_no_pile_and_does_not_block_reope
     assert_eq!((p.physical_offset, p.queue_offset), (0, 0));
     store.close().unwrap();
 }
+
+#[test]
+fn failed_mapping_of_a_new_segment_leaves_no_file_and_fails_open_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let faults = FaultInjector::default();
+    let cfg = StoreConfig { preallocate: false, ..config(&faults, Layout::Single) };
+    let store = Store::open(dir.path(), cfg.clone()).unwrap();
+    let mut acked = vec![(1000, store.put_message(&msg("t", 1000)).unwrap())];
+    // The consume-queue file exists (it is mapped too) before mapping starts failing.
+    assert_eq!(store.consume_queue_len("t", 0).unwrap(), 1);
+    faults.fail_always(FaultPoint::Map);
+    acked
+        .extend(fill_until_failure_with(&store, |e| assert!(matches!(e, PutError::SegmentCreate(_)), "{e}")));
+    let files = files_under(dir.path());
+    for _ in 0..5 {
+        assert!(store.put_message(&Message::new("t", vec![1u8; 900])).is_err());
+    }
+    assert_eq!(files_under(dir.path()), files, "a segment that could not be mapped was left behind");
+    for (qo, (id, _)) in acked.iter().enumerate() {
+        assert_eq!(store.get_message("t", 0, qo as u64).unwrap().unwrap().body(), &body_for(*id)[..]);
+    }
+    drop(store);
+    // Opening maps every segment: with mapping failing, the open fails and changes nothing.
+    let before = common::snapshot(dir.path());
+    assert!(Store::open(dir.path(), cfg.clone()).is_err());
+    assert_eq!(common::snapshot(dir.path()), before);
+    faults.clear(FaultPoint::Map);
+    let store = Store::open(dir.path(), cfg).unwrap();
+    assert_eq!(store.consume_queue_len("t", 0).unwrap(), acked.len() as u64);
+    store.put_message(&Message::new("t", vec![1u8; 900])).unwrap();
+    store.close().unwrap();
+}
+
+/// As [`fill_until_failure`], checking the failure with `check`.
+fn fill_until_failure_with(store: &Store, check: impl Fn(&PutError)) -> Vec<(u64, PutResult)> {
+    let mut acked = Vec::new();
+    for id in 0..100 {
+        match store.put_message(&msg("t", id)) {
+            Ok(p) => acked.push((id, p)),
+            Err(e) => {
+                check(&e);
+                return acked;
+            }
+        }
+    }
+    panic!("no put needed a new segment");
+}
