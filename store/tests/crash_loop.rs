@@ -12,6 +12,10 @@
 //! commitlog entry for entry; what one cycle recovered is a prefix of what the next one
 //! recovers.
 //!
+//! One writer puts batches (`put_messages`, 1 to 3 records): an acknowledged batch is whole
+//! after a crash; an unacknowledged one may survive in part (each record is checked on its
+//! own, as in RocketMQ), which the checks allow since its records are intact and written.
+//!
 //! The child is this test binary (`std::env::current_exe`) running only its own test,
 //! selected by `ABSLOCK_CRASH_LOOP_DIR`. Each ack is one line on stdout, printed after
 //! `put_message` returned. The seed is printed; `ABSLOCK_SEED` replays a run.
@@ -108,19 +112,31 @@ fn child(dir: &str, case: Case, cycle: u64) {
         for t in 0..THREADS {
             let (store, out) = (&store, &out);
             s.spawn(move || {
-                for seq in 0..MAX_PUTS_PER_THREAD {
-                    let id = id(cycle, t, seq);
-                    let p = store.put_message(&message(id));
+                let mut seq = 0;
+                while seq < MAX_PUTS_PER_THREAD {
+                    // The last writer puts batches of 1 to 3 (`put_messages`), one ack per record.
+                    let k = if t == THREADS - 1 { 1 + seq % 3 } else { 1 };
+                    let msgs: Vec<Message> = (seq..seq + k).map(|s| message(id(cycle, t, s))).collect();
+                    let puts = if k == 1 {
+                        store.put_message(&msgs[0]).map(|p| vec![p])
+                    } else {
+                        store.put_messages(&msgs)
+                    };
                     let mut o = out.lock().unwrap();
                     // A failed put is not acknowledged: report it and stop this writer.
-                    let Ok(p) = p.map_err(|e| writeln!(o, "error put {id}: {e}")) else { return };
-                    let line = format!("ack {id} {} {} {}\n", p.physical_offset, p.queue_offset, p.size);
-                    if o.write_all(line.as_bytes()).and_then(|()| o.flush()).is_err() {
+                    let Ok(puts) = puts.map_err(|e| writeln!(o, "error put {seq}: {e}")) else { return };
+                    let mut lines = String::new();
+                    for (i, p) in puts.iter().enumerate() {
+                        let id = id(cycle, t, seq + i as u64);
+                        lines += &format!("ack {id} {} {} {}\n", p.physical_offset, p.queue_offset, p.size);
+                    }
+                    if o.write_all(lines.as_bytes()).and_then(|()| o.flush()).is_err() {
                         std::process::exit(0); // parent gone
                     }
                     if !case.sync && t == 0 && seq % 16 == 15 && store.flush().is_ok() {
                         let _ = o.write_all(b"flushed\n").and_then(|()| o.flush());
                     }
+                    seq += k;
                 }
             });
         }
