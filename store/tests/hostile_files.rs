@@ -364,15 +364,21 @@ fn checkpoint_claiming_more_than_the_files_hold_is_not_trusted() {
 
 #[test]
 fn checkpoint_claiming_zeros_past_the_last_record_loses_nothing_later() {
-    // The claim lies inside the last segment file, past the last record: the files hold
-    // zeros there. Whatever the store makes of it, what it acknowledges afterwards must
-    // survive a crash.
-    for clean in [true, false] {
+    // The claim lies past the last record, in the zeros of its own segment or of a later,
+    // all-zero (preallocated) segment file. Whatever the store makes of it, what it
+    // acknowledges afterwards must survive a crash.
+    for (clean, later_segment) in [(true, false), (false, false), (true, true), (false, true)] {
         let dir = tempfile::tempdir().unwrap();
         let puts = build(dir.path(), 2, clean);
         let end = puts.last().map(|p| p.physical_offset + u64::from(p.size)).unwrap();
         assert!(end + 200 < SEGMENT);
-        write_checkpoint(dir.path(), end + 100, end + 100);
+        let claim = if later_segment {
+            std::fs::write(seg_path(dir.path(), SEGMENT), vec![0u8; SEGMENT as usize]).unwrap();
+            SEGMENT + 100
+        } else {
+            end + 100
+        };
+        write_checkpoint(dir.path(), claim, claim);
         let cfg = StoreConfig { flush: FlushMode::SYNC, ..config() };
         let store = Store::open(dir.path(), cfg.clone()).unwrap();
         let acked: Vec<PutResult> = (0..10).map(|k| store.put_message(&msg(700 + k)).unwrap()).collect();
