@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
+use crossbeam_utils::CachePadded;
 use lock_api::RawMutex;
 
 use crate::checkpoint::Checkpoint;
@@ -49,8 +50,10 @@ pub(crate) struct Shared<R: RawMutex> {
     log: CommitLog<R>,
     cqs: ConsumeQueues,
     table: TopicQueueTable,
-    /// Next commitlog offset to dispatch into consume queues.
-    reput: Mutex<u64>,
+    /// Next commitlog offset to dispatch into consume queues. Padded: the dispatcher locks
+    /// it every round, and the put path reads the fields around it (`opts`, `config`,
+    /// `table`) on every put.
+    reput: CachePadded<Mutex<u64>>,
     group: GroupCommit,
     stop: Stop,
     fs: FileOps,
@@ -214,7 +217,7 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
             log,
             cqs,
             table: TopicQueueTable::new(config.topic_queue_stripes),
-            reput: Mutex::new(reput),
+            reput: CachePadded::new(Mutex::new(reput)),
             group: GroupCommit::default(),
             stop: Stop::default(),
             fs,

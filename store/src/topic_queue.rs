@@ -6,6 +6,8 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
+use crossbeam_utils::CachePadded;
+
 /// A word-at-a-time multiplicative hash (the rustc `FxHasher` scheme): topic names are
 /// short and chosen by the operator, so SipHash's flood resistance buys nothing on the
 /// put path and costs as much as the critical section. Ours.
@@ -100,12 +102,15 @@ impl Stripe {
 /// The striped table.
 #[derive(Debug)]
 pub(crate) struct TopicQueueTable {
-    stripes: Box<[Mutex<Stripe>]>,
+    /// One cache line (pair) per stripe: puts to different stripes write different lines.
+    stripes: Box<[CachePadded<Mutex<Stripe>>]>,
 }
 
 impl TopicQueueTable {
     pub(crate) fn new(stripes: usize) -> Self {
-        Self { stripes: (0..stripes.max(1)).map(|_| Mutex::new(Stripe::default())).collect() }
+        Self {
+            stripes: (0..stripes.max(1)).map(|_| CachePadded::new(Mutex::new(Stripe::default()))).collect(),
+        }
     }
 
     /// Stripe index of (topic, queue id): no allocation.
