@@ -1,7 +1,8 @@
 //! [`RawBackoffLock`]: spin up to k times, then `yield_now`, and repeat.
 
 use crate::holder_counter::HolderCounter;
-use crate::sync::{AtomicBool, Ordering, loom_const_fn, spin_loop, yield_now};
+use crate::lock_flag::LockFlag;
+use crate::sync::{loom_const_fn, spin_loop, yield_now};
 
 /// RocketMQ's initial back-off degree (`BackOffSpinLock`, 5.3.2): spins before the first yield.
 pub const ROCKETMQ_INITIAL_K: u32 = 1000;
@@ -32,7 +33,7 @@ pub const ROCKETMQ_INITIAL_K: u32 = 1000;
 /// assert_eq!(unsafe { m.raw() }.k(), 10);
 /// ```
 pub struct RawBackoffLock {
-    locked: AtomicBool,
+    locked: LockFlag,
     k: u32,
     acquisitions: HolderCounter,
     contended: HolderCounter,
@@ -58,7 +59,7 @@ impl RawBackoffLock {
         /// A free lock whose waiters spin `k` times before each yield (`k = 0`: yield at once).
         pub fn with_k(k: u32) -> Self {
             RawBackoffLock {
-                locked: AtomicBool::new(false),
+                locked: LockFlag::new(),
                 k,
                 acquisitions: HolderCounter::new(),
                 contended: HolderCounter::new(),
@@ -99,13 +100,13 @@ impl RawBackoffLock {
     /// The caller holds the lock.
     #[inline]
     pub unsafe fn release(&self) {
-        self.locked.store(false, Ordering::Release);
+        self.locked.release();
     }
 
     /// Whether the lock is held right now (a momentary snapshot).
     #[inline]
     pub fn is_held(&self) -> bool {
-        self.locked.load(Ordering::Relaxed)
+        self.locked.is_held()
     }
 
     /// The counters since creation. Values written by the current holder may be a few events stale.
@@ -120,7 +121,7 @@ impl RawBackoffLock {
 
     #[inline]
     fn cas(&self) -> bool {
-        self.locked.compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed).is_ok()
+        self.locked.try_take()
     }
 
     #[cold]
@@ -129,14 +130,14 @@ impl RawBackoffLock {
         'wait: loop {
             for _ in 0..self.k {
                 spins += 1;
-                if !self.locked.load(Ordering::Relaxed) && self.cas() {
+                if !self.locked.is_held() && self.cas() {
                     break 'wait;
                 }
                 spin_loop();
             }
             yield_now();
             yields += 1;
-            if !self.locked.load(Ordering::Relaxed) && self.cas() {
+            if !self.locked.is_held() && self.cas() {
                 break;
             }
         }

@@ -1,6 +1,7 @@
 //! [`RawCasSpinLock`]: a faithful copy of RocketMQ's `PutMessageSpinLock`, kept as a baseline.
 
-use crate::sync::{AtomicBool, Ordering, cas_retry, loom_const_fn};
+use crate::lock_flag::LockFlag;
+use crate::sync::{cas_retry, loom_const_fn};
 
 /// A bare compare-and-swap loop: **a baseline for the sweep, not a recommendation.**
 ///
@@ -25,14 +26,14 @@ use crate::sync::{AtomicBool, Ordering, cas_retry, loom_const_fn};
 /// assert_eq!(*m.lock(), [1, 2]);
 /// ```
 pub struct RawCasSpinLock {
-    locked: AtomicBool,
+    locked: LockFlag,
 }
 
 impl RawCasSpinLock {
     loom_const_fn! {
         /// A free lock.
         pub fn new() -> Self {
-            RawCasSpinLock { locked: AtomicBool::new(false) }
+            RawCasSpinLock { locked: LockFlag::new() }
         }
     }
 
@@ -47,7 +48,7 @@ impl RawCasSpinLock {
     /// Takes the lock if it is free; one strong CAS, so it never fails on a free lock.
     #[inline]
     pub fn try_acquire(&self) -> bool {
-        self.locked.compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed).is_ok()
+        self.locked.try_take()
     }
 
     /// Releases the lock.
@@ -56,13 +57,13 @@ impl RawCasSpinLock {
     /// The caller holds the lock.
     #[inline]
     pub unsafe fn release(&self) {
-        self.locked.store(false, Ordering::Release);
+        self.locked.release();
     }
 
     /// Whether the lock is held right now (a momentary snapshot).
     #[inline]
     pub fn is_held(&self) -> bool {
-        self.locked.load(Ordering::Relaxed)
+        self.locked.is_held()
     }
 }
 

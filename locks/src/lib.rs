@@ -27,6 +27,7 @@ mod abs;
 mod backoff;
 mod cas_spin;
 mod holder_counter;
+mod lock_flag;
 mod spin;
 mod sync;
 

@@ -1,6 +1,7 @@
 //! [`RawSpinLock`]: test-and-test-and-set with a pause hint; never yields, never parks.
 
-use crate::sync::{AtomicBool, Ordering, loom_const_fn, spin_loop};
+use crate::lock_flag::LockFlag;
+use crate::sync::{loom_const_fn, spin_loop};
 
 /// A test-and-test-and-set spin lock.
 ///
@@ -23,14 +24,14 @@ use crate::sync::{AtomicBool, Ordering, loom_const_fn, spin_loop};
 /// assert_eq!(*counter.lock(), 1);
 /// ```
 pub struct RawSpinLock {
-    locked: AtomicBool,
+    locked: LockFlag,
 }
 
 impl RawSpinLock {
     loom_const_fn! {
         /// A free lock.
         pub fn new() -> Self {
-            RawSpinLock { locked: AtomicBool::new(false) }
+            RawSpinLock { locked: LockFlag::new() }
         }
     }
 
@@ -45,7 +46,7 @@ impl RawSpinLock {
     /// Takes the lock if it is free; one strong CAS, so it never fails on a free lock.
     #[inline]
     pub fn try_acquire(&self) -> bool {
-        self.locked.compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed).is_ok()
+        self.locked.try_take()
     }
 
     /// Releases the lock.
@@ -55,19 +56,19 @@ impl RawSpinLock {
     /// [`try_acquire`](Self::try_acquire) not yet released).
     #[inline]
     pub unsafe fn release(&self) {
-        self.locked.store(false, Ordering::Release);
+        self.locked.release();
     }
 
     /// Whether the lock is held right now (a momentary snapshot).
     #[inline]
     pub fn is_held(&self) -> bool {
-        self.locked.load(Ordering::Relaxed)
+        self.locked.is_held()
     }
 
     #[cold]
     fn acquire_slow(&self) {
         loop {
-            while self.locked.load(Ordering::Relaxed) {
+            while self.locked.is_held() {
                 spin_loop();
             }
             if self.try_acquire() {
