@@ -15,7 +15,7 @@
 //! | [`worker`], [`limit`], [`run`] | running cells |
 //! | [`pool`] | worker threads for the criterion benches |
 //! | [`cpu`], [`stats`], [`row`] | measurement and derived figures |
-//! | [`csv`], [`report`], [`plots`], [`machine`], [`progress`] | outputs |
+//! | [`csv`], [`report`], [`plots`], [`outputs`], [`machine`], [`progress`] | outputs |
 
 pub mod cpu;
 pub mod csv;
@@ -23,6 +23,7 @@ pub mod emulated;
 pub mod grid;
 pub mod limit;
 pub mod machine;
+pub mod outputs;
 pub mod peers;
 pub mod plots;
 pub mod pool;

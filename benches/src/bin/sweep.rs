@@ -11,18 +11,15 @@
 
 use abslock_benches::grid::{Grid, GridArgs};
 use abslock_benches::machine;
-use abslock_benches::plots::{self, Series};
 use abslock_benches::registry::{RunContext, TargetKind};
-use abslock_benches::report::{self, Key, ReportInput};
+use abslock_benches::report::{self, ReportInput};
 use abslock_benches::ring::Ring;
-use abslock_benches::run::{SweepOutcome, run_grid};
+use abslock_benches::run::run_grid;
 use abslock_benches::store_target::STORE_AVAILABLE;
-use abslock_benches::strategy::Strategy;
 use abslock_benches::worker::CellTiming;
-use abslock_benches::{csv, progress};
+use abslock_benches::{outputs, progress};
 use clap::Parser;
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -215,8 +212,8 @@ fn run(args: &Args) -> Result<ExitCode, String> {
         "cargo run --release -p abslock-benches --bin sweep{}",
         std::env::args().skip(1).fold(String::new(), |acc, a| acc + " " + &a).replacen(' ', " -- ", 1)
     );
-    let plots = write_plots(&args.out, &grid, &outcome);
-    write_outputs(&args.out, &grid, &outcome)?;
+    let plots = outputs::write_plots(&args.out, &grid, &outcome);
+    outputs::write_csvs(&args.out, &outcome)?;
     let input = ReportInput {
         machine: &machine,
         command: command.trim_end(),
@@ -274,100 +271,4 @@ fn run(args: &Args) -> Result<ExitCode, String> {
 fn default_store_parent() -> PathBuf {
     let shm = PathBuf::from("/dev/shm");
     if shm.is_dir() { shm } else { std::env::temp_dir() }
-}
-
-fn write_outputs(out: &Path, _grid: &Grid, outcome: &SweepOutcome) -> Result<(), String> {
-    let path = out.join("results.csv");
-    let f = std::fs::File::create(&path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    csv::write_csv(std::io::BufWriter::new(f), &outcome.rows)
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    let tpath = out.join("abs_trace.csv");
-    let mut w = std::io::BufWriter::new(
-        std::fs::File::create(&tpath).map_err(|e| format!("cannot write {}: {e}", tpath.display()))?,
-    );
-    let res = (|| -> std::io::Result<()> {
-        writeln!(w, "strategy,threads,msg_size,layout,topics,flush,acquisition,k,mode")?;
-        for t in &outcome.traces {
-            for p in &t.points {
-                writeln!(
-                    w,
-                    "{},{},{},{},{},{},{},{},{}",
-                    t.cell.strategy,
-                    t.cell.threads,
-                    t.cell.msg_size,
-                    t.cell.layout,
-                    t.cell.topics,
-                    t.cell.flush,
-                    p.acquisition,
-                    p.k,
-                    if p.parking { "park" } else { "spin" }
-                )?;
-            }
-        }
-        w.flush()
-    })();
-    res.map_err(|e| format!("cannot write {}: {e}", tpath.display()))
-}
-
-fn write_plots(out: &Path, grid: &Grid, outcome: &SweepOutcome) -> Vec<(String, String)> {
-    let mut written = Vec::new();
-    let (layout, topics, flush) = (grid.layouts[0], grid.topics[0], grid.flushes[0]);
-    let tput = report::medians(&outcome.rows, |r| Some(r.msgs_per_s / 1e6));
-    let cpu = report::medians(&outcome.rows, |r| r.cpu_s_per_million);
-    for &size in &grid.sizes {
-        let series_of = |m: &std::collections::BTreeMap<Key, f64>| -> Vec<Series> {
-            grid.strategies
-                .iter()
-                .map(|&s| Series {
-                    name: s.name(),
-                    points: grid
-                        .threads
-                        .iter()
-                        .filter_map(|&t| {
-                            m.get(&Key { strategy: s, threads: t, msg_size: size, layout, topics, flush })
-                                .map(|&v| (t as f64, v))
-                        })
-                        .collect(),
-                })
-                .filter(|s| !s.points.is_empty())
-                .collect()
-        };
-        for (kind, m, ydesc) in
-            [("throughput", &tput, "million messages / s"), ("cpu", &cpu, "CPU s per million messages")]
-        {
-            let series = series_of(m);
-            if series.is_empty() {
-                continue;
-            }
-            let file = format!("{kind}_{size}.svg");
-            let title = format!("{kind} vs threads, {size} B messages ({layout}, {flush} flush)");
-            match plots::lines_vs_threads(&out.join(&file), &title, ydesc, &series) {
-                Ok(()) => written.push((title, file)),
-                Err(e) => eprintln!("sweep: warning: {e}"),
-            }
-        }
-    }
-    // The most contended traced cell of the calibrated ABS (else any ABS).
-    let pick = outcome
-        .traces
-        .iter()
-        .filter(|t| t.cell.strategy == Strategy::Abs)
-        .max_by(|a, b| {
-            a.contended_ratio.total_cmp(&b.contended_ratio).then(a.cell.threads.cmp(&b.cell.threads))
-        })
-        .or_else(|| outcome.traces.iter().max_by(|a, b| a.contended_ratio.total_cmp(&b.contended_ratio)));
-    if let Some(t) = pick {
-        let title = format!(
-            "{}: k and mode, {} threads, {} B ({:.0}% of acquisitions contended)",
-            t.cell.strategy,
-            t.cell.threads,
-            t.cell.msg_size,
-            t.contended_ratio * 100.0
-        );
-        match plots::abs_trace(&out.join("abs_trace.svg"), &title, &t.points) {
-            Ok(()) => written.push((title, "abs_trace.svg".into())),
-            Err(e) => eprintln!("sweep: warning: {e}"),
-        }
-    }
-    written
 }
