@@ -139,6 +139,52 @@ pub fn noise_floor(tput: &BTreeMap<Key, f64>, g: &Grid, sc: Scenario) -> Vec<(us
         .collect()
 }
 
+/// Throughputs of a subject and its peer in one repetition of a cell.
+type Pair = (Option<f64>, Option<f64>);
+
+/// `subject` / `peer` throughput paired within each repetition (the two ran back to back,
+/// so slow drift in the machine's load cancels), then the median over repetitions, per
+/// (threads, size) cell of scenario `sc`, in grid order.
+pub fn paired_ratios(
+    rows: &[Row],
+    grid: &Grid,
+    sc: Scenario,
+    subject: Strategy,
+    peer: Strategy,
+) -> Vec<(usize, usize, f64)> {
+    // (threads, size, rep) -> (subject, peer) throughput.
+    let mut per_rep: BTreeMap<(usize, usize, u32), Pair> = BTreeMap::new();
+    for r in rows {
+        let c = &r.cell;
+        if (c.layout, c.topics, c.flush) != sc {
+            continue;
+        }
+        let e = per_rep.entry((c.threads, c.msg_size, c.rep)).or_default();
+        if c.strategy == subject {
+            e.0 = Some(r.msgs_per_s);
+        } else if c.strategy == peer {
+            e.1 = Some(r.msgs_per_s);
+        }
+    }
+    let mut out = Vec::new();
+    for &size in &grid.sizes {
+        for &t in &grid.threads {
+            let ratios: Vec<f64> = per_rep
+                .iter()
+                .filter(|(k, _)| k.0 == t && k.1 == size)
+                .filter_map(|(_, v)| match *v {
+                    (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+                    _ => None,
+                })
+                .collect();
+            if let Some(m) = median(&ratios) {
+                out.push((t, size, m));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,6 +263,25 @@ mod tests {
         assert_eq!(noise_floor(&tput, &g, sc), vec![(128, 0.75)]);
         g.threads = vec![2];
         assert!(noise_floor(&tput, &g, sc).is_empty());
+    }
+
+    #[test]
+    fn paired_ratios_pair_within_a_repetition() {
+        let mut g = Grid::default_grid();
+        g.threads = vec![2];
+        g.sizes = vec![128];
+        let rows = vec![
+            row(Strategy::Abs, 2, 128, 0, 2.0),
+            row(Strategy::ParkingLot, 2, 128, 0, 4.0),
+            row(Strategy::Abs, 2, 128, 1, 9.0),
+            row(Strategy::ParkingLot, 2, 128, 1, 9.0),
+            row(Strategy::Abs, 2, 128, 2, 3.0),
+            row(Strategy::ParkingLot, 2, 128, 2, 4.0),
+            row(Strategy::Abs, 2, 128, 3, 1.0), // no peer in rep 3: ignored
+        ];
+        let sc = (Layout::Single, 1, FlushMode::Async);
+        // ratios 0.5, 1.0, 0.75 -> median 0.75
+        assert_eq!(paired_ratios(&rows, &g, sc, Strategy::Abs, Strategy::ParkingLot), vec![(2, 128, 0.75)]);
     }
 
     #[test]

@@ -14,7 +14,9 @@ mod aggregate;
 mod format;
 mod sections;
 
-pub use aggregate::{Key, RelativeSummary, Scenario, best, lowest, medians, noise_floor, relative_summary};
+pub use aggregate::{
+    Key, RelativeSummary, Scenario, best, lowest, medians, noise_floor, paired_ratios, relative_summary,
+};
 pub use format::{lowest_cell, rate, ratio_cell, sig3};
 
 use aggregate::{key, scenarios};

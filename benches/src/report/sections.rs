@@ -1,7 +1,7 @@
 //! The report's analysis sections: where each strategy wins, the ABS summary, and the
 //! layout and flush comparisons (written only when the grid includes them).
 
-use super::aggregate::{Key, Scenario, best, key, medians, noise_floor, relative_summary};
+use super::aggregate::{Key, Scenario, best, key, medians, noise_floor, paired_ratios, relative_summary};
 use super::format::{rate, ratio_cell, scenario_name, size_name, strategy_header};
 use crate::grid::{FlushMode, Grid, Layout};
 use crate::row::Row;
@@ -115,6 +115,18 @@ pub(crate) fn render_abs(o: &mut String, rows: &[Row], tput: &BTreeMap<Key, f64>
                 writeln!(o, "- Worst cell: {:.2} of the best at {} threads, {}.", w.2, w.0, size_name(w.1));
         }
         let _ = writeln!(o, "- Cells at >= 0.95 of the best: {ok} of {n}.");
+        let paired = paired_ratios(rows, g, sc, subject, Strategy::ParkingLot);
+        if !paired.is_empty() {
+            let vals: Vec<f64> = paired.iter().map(|p| p.2).collect();
+            let _ = writeln!(
+                o,
+                "- Paired with parking_lot within each repetition (run back to back; median over repetitions): \
+                 geometric mean {}, cells at >= 0.95 of parking_lot: {} of {}.",
+                geometric_mean(&vals).map_or("-".into(), |v| format!("{v:.3}")),
+                vals.iter().filter(|&&v| v >= 0.95).count(),
+                vals.len()
+            );
+        }
         match rel.geomean_to_peer {
             Some(gm) => {
                 let _ = writeln!(o, "- Geometric-mean ratio to parking_lot over the grid: {gm:.3}.");
