@@ -101,8 +101,18 @@ fn message(id: u64) -> Message {
 /// prints `flushed` on success: every ack printed before it is then durable.
 fn child(dir: &str, case: Case, cycle: u64) {
     let out = Mutex::new(std::io::stdout());
+    // `opening`/`opened` bracket recovery, so the parent can kill inside it.
+    let say = |line: &[u8]| {
+        let mut o = out.lock().unwrap();
+        let _ = o.write_all(line).and_then(|()| o.flush());
+    };
+    // The leading newline ends the harness's `test name ... ` prefix on stdout.
+    say(b"\nopening\n");
     let store = match Store::open(dir, case.config()) {
-        Ok(s) => s,
+        Ok(s) => {
+            say(b"opened\n");
+            s
+        }
         Err(e) => {
             let _ = writeln!(out.lock().unwrap(), "error open: {e}");
             return;
@@ -160,6 +170,10 @@ struct ChildOutput {
     flushed_acks: usize,
     /// `error` lines: a failed open or put in the child.
     errors: Vec<String>,
+    /// The child started opening (recovering) the store.
+    opening: bool,
+    /// The child finished opening the store before it was killed.
+    opened: bool,
 }
 
 fn parse_line(line: &str, out: &mut ChildOutput) -> bool {
@@ -176,6 +190,14 @@ fn parse_line(line: &str, out: &mut ChildOutput) -> bool {
             out.flushed_acks = out.acks.len();
             false
         }
+        ["opening"] => {
+            out.opening = true;
+            false
+        }
+        ["opened"] => {
+            out.opened = true;
+            false
+        }
         ["error", ..] => {
             out.errors.push(line.to_owned());
             false
@@ -184,7 +206,8 @@ fn parse_line(line: &str, out: &mut ChildOutput) -> bool {
     }
 }
 
-/// Runs one child until `target` acks arrived, SIGKILLs it, and returns everything it printed.
+/// Runs one child until `target` acks arrived (0: until it starts opening the store, so the
+/// kill lands in recovery), SIGKILLs it, and returns everything it printed.
 fn run_child(case: Case, dir: &Path, cycle: u64, target: u64) -> ChildOutput {
     let mut child =
         spawn_self(case.name, &[(CHILD_DIR, dir.display().to_string()), (CHILD_CYCLE, cycle.to_string())]);
@@ -192,7 +215,7 @@ fn run_child(case: Case, dir: &Path, cycle: u64, target: u64) -> ChildOutput {
     let mut lines = BufReader::new(stdout).lines();
     let mut out = ChildOutput::default();
     let mut n = 0;
-    while n < target {
+    while n < target || !out.opening {
         match lines.next() {
             Some(Ok(line)) => n += u64::from(parse_line(&line, &mut out)),
             _ => panic!(
@@ -334,8 +357,8 @@ fn crash_loop(case: Case) {
     let mut totals = Totals::default();
     for cycle in 0..cycles {
         let target = if rng.range(0, 9) == 0 { 0 } else { rng.range(1, case.max_acks()) };
-        totals.killed_during_open += u64::from(target == 0);
         let out = run_child(case, dir, cycle, target);
+        totals.killed_during_open += u64::from(!out.opened);
         totals.acks += out.acks.len() as u64;
         let store = Store::open(dir, case.config())
             .unwrap_or_else(|e| panic!("{}: reopen after cycle {cycle} (seed {seed}): {e}", case.name));
