@@ -30,7 +30,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use abslock_store::{FlushMode, Layout, Message, MessageStore, StoreConfig, WriteMode};
-use reliability::{Rng, Scan, body_for, id_if_intact, scan_commitlog, spawn_self};
+use reliability::{Rng, Scan, body_for, id_if_intact, scan_commitlog, segment_files, spawn_self};
 
 type Store = MessageStore<parking_lot::RawMutex>;
 
@@ -311,6 +311,16 @@ fn check_files_and_queues(store: &Store, dir: &Path, case: Case, prev: &Scans) -
                 assert!(
                     store.get_message(&topic_name, q, n).unwrap().is_none(),
                     "{}: visible past the end",
+                    case.name
+                );
+                // The consume-queue files hold nothing past the queue's length either.
+                let qdir = clog.parent().unwrap().join("consumequeue").join(&topic_name).join(q.to_string());
+                let entries: Vec<u8> =
+                    segment_files(&qdir).iter().flat_map(|(_, p)| std::fs::read(p).unwrap()).collect();
+                let past = entries.get(n as usize * 20..).unwrap_or_default();
+                assert!(
+                    past.iter().all(|&b| b == 0),
+                    "{}: {topic_name}/{q}: stale entries past {n}",
                     case.name
                 );
             }
