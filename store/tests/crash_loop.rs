@@ -36,6 +36,9 @@ type Store = MessageStore<parking_lot::RawMutex>;
 
 const CHILD_DIR: &str = "ABSLOCK_CRASH_LOOP_DIR";
 const CHILD_CYCLE: &str = "ABSLOCK_CRASH_LOOP_CYCLE";
+/// The child's flush and write mode, `sync|async` `pooled|mmap` (they change per cycle in
+/// the mixed case).
+const CHILD_MODE: &str = "ABSLOCK_CRASH_LOOP_MODE";
 const THREADS: u64 = 4;
 /// Bounds a child whose parent vanished (it also stops when stdout is gone).
 const MAX_PUTS_PER_THREAD: u64 = 50_000;
@@ -48,6 +51,9 @@ struct Case {
     sync: bool,
     pooled: bool,
     per_topic: bool,
+    /// Pick flush and write mode at random for each cycle (the store is reopened in
+    /// another mode after each crash).
+    mixed: bool,
 }
 
 impl Case {
@@ -70,6 +76,22 @@ impl Case {
             // Checkpoints land mid-cycle, so recovery also starts from a checkpoint.
             checkpoint_interval: Duration::from_millis(20),
             ..StoreConfig::default()
+        }
+    }
+
+    fn mode(&self) -> String {
+        format!(
+            "{} {}",
+            if self.sync { "sync" } else { "async" },
+            if self.pooled { "pooled" } else { "mmap" }
+        )
+    }
+
+    fn with_mode(self, mode: &str) -> Case {
+        Case {
+            sync: mode.contains("sync") && !mode.contains("async"),
+            pooled: mode.contains("pooled"),
+            ..self
         }
     }
 
@@ -209,8 +231,14 @@ fn parse_line(line: &str, out: &mut ChildOutput) -> bool {
 /// Runs one child until `target` acks arrived (0: until it starts opening the store, so the
 /// kill lands in recovery), SIGKILLs it, and returns everything it printed.
 fn run_child(case: Case, dir: &Path, cycle: u64, target: u64) -> ChildOutput {
-    let mut child =
-        spawn_self(case.name, &[(CHILD_DIR, dir.display().to_string()), (CHILD_CYCLE, cycle.to_string())]);
+    let mut child = spawn_self(
+        case.name,
+        &[
+            (CHILD_DIR, dir.display().to_string()),
+            (CHILD_CYCLE, cycle.to_string()),
+            (CHILD_MODE, case.mode()),
+        ],
+    );
     let stdout = child.0.stdout.take().unwrap();
     let mut lines = BufReader::new(stdout).lines();
     let mut out = ChildOutput::default();
@@ -353,7 +381,8 @@ struct Totals {
 fn crash_loop(case: Case) {
     if let Ok(dir) = std::env::var(CHILD_DIR) {
         let cycle = std::env::var(CHILD_CYCLE).ok().and_then(|c| c.parse().ok()).unwrap_or(0);
-        return child(&dir, case, cycle);
+        let mode = std::env::var(CHILD_MODE).unwrap_or_default();
+        return child(&dir, case.with_mode(&mode), cycle);
     }
     let cycles: u64 = std::env::var("ABSLOCK_CRASH_CYCLES").ok().and_then(|c| c.parse().ok()).unwrap_or(50);
     let seed = reliability::seed();
@@ -365,7 +394,14 @@ fn crash_loop(case: Case) {
     let mut acked: BTreeMap<(String, u32, u64), Ack> = BTreeMap::new();
     let mut prev = Scans::new();
     let mut totals = Totals::default();
+    let mut async_verified = 0;
+    let whole = case;
     for cycle in 0..cycles {
+        let case = if whole.mixed {
+            Case { sync: rng.range(0, 1) == 0, pooled: rng.range(0, 1) == 0, ..whole }
+        } else {
+            whole
+        };
         let target = if rng.range(0, 9) == 0 { 0 } else { rng.range(1, case.max_acks()) };
         let out = run_child(case, dir, cycle, target);
         totals.killed_during_open += u64::from(!out.opened);
@@ -404,6 +440,7 @@ fn crash_loop(case: Case) {
                     assert_eq!(id_if_intact(&r.body), Some(a.id), "{}: {a:?} replaced", case.name);
                     assert_eq!(r.queue_offset, a.queue_offset, "{}: {a:?}", case.name);
                     totals.verifications += 1;
+                    async_verified += 1;
                 } else {
                     assert!(i >= out.flushed_acks, "{}: {a:?} was covered by a flush but is lost", case.name);
                 }
@@ -422,40 +459,70 @@ fn crash_loop(case: Case) {
     println!(
         "crash loop {}: {} cycles ({} killed during open), {} acks, {} acknowledged messages verified \
          ({} checks), {} records in the final log, seed {seed}",
-        case.name,
+        whole.name,
         totals.cycles,
         totals.killed_during_open,
         totals.acks,
-        if case.sync { acked.len() as u64 } else { totals.verifications },
+        acked.len() as u64 + async_verified,
         totals.verifications,
         records,
     );
-    assert!(totals.acks > 0, "{}: no child acknowledged anything", case.name);
+    assert!(totals.acks > 0, "{}: no child acknowledged anything", whole.name);
 }
 
 #[test]
 fn crash_loop_sync_mmap_single() {
-    crash_loop(Case { name: "crash_loop_sync_mmap_single", sync: true, pooled: false, per_topic: false });
+    crash_loop(Case {
+        name: "crash_loop_sync_mmap_single",
+        sync: true,
+        pooled: false,
+        per_topic: false,
+        mixed: false,
+    });
 }
 
 #[test]
 fn crash_loop_sync_pooled_single() {
-    crash_loop(Case { name: "crash_loop_sync_pooled_single", sync: true, pooled: true, per_topic: false });
+    crash_loop(Case {
+        name: "crash_loop_sync_pooled_single",
+        sync: true,
+        pooled: true,
+        per_topic: false,
+        mixed: false,
+    });
 }
 
 #[test]
 fn crash_loop_sync_mmap_per_topic() {
-    crash_loop(Case { name: "crash_loop_sync_mmap_per_topic", sync: true, pooled: false, per_topic: true });
+    crash_loop(Case {
+        name: "crash_loop_sync_mmap_per_topic",
+        sync: true,
+        pooled: false,
+        per_topic: true,
+        mixed: false,
+    });
 }
 
 #[test]
 fn crash_loop_sync_pooled_per_topic() {
-    crash_loop(Case { name: "crash_loop_sync_pooled_per_topic", sync: true, pooled: true, per_topic: true });
+    crash_loop(Case {
+        name: "crash_loop_sync_pooled_per_topic",
+        sync: true,
+        pooled: true,
+        per_topic: true,
+        mixed: false,
+    });
 }
 
 #[test]
 fn crash_loop_async_mmap_single() {
-    crash_loop(Case { name: "crash_loop_async_mmap_single", sync: false, pooled: false, per_topic: false });
+    crash_loop(Case {
+        name: "crash_loop_async_mmap_single",
+        sync: false,
+        pooled: false,
+        per_topic: false,
+        mixed: false,
+    });
 }
 
 #[test]
@@ -465,5 +532,18 @@ fn crash_loop_async_pooled_per_topic() {
         sync: false,
         pooled: true,
         per_topic: true,
+        mixed: false,
     });
+}
+
+#[test]
+fn crash_loop_mixed_modes_single() {
+    let case = Case {
+        name: "crash_loop_mixed_modes_single",
+        sync: true,
+        pooled: false,
+        per_topic: false,
+        mixed: true,
+    };
+    crash_loop(case);
 }
