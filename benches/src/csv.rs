@@ -34,6 +34,7 @@ pub const HEADER: &[&str] = &[
     "abs_final_mode",
     "flushes",
     "msgs_per_flush",
+    "rolls",
     "cores_used",
     "pinned",
     "target",
@@ -79,6 +80,7 @@ pub fn fields(row: &Row) -> Vec<String> {
         opt(row.abs_final_mode),
         opt(row.flushes),
         optf(row.msgs_per_flush, 2),
+        opt(row.rolls),
         optf(row.cores_used, 3),
         row.pinned.to_string(),
         row.target.to_string(),
@@ -137,6 +139,7 @@ mod tests {
             abs: None,
             trace: vec![],
             flushes: None,
+            rolls: None,
         };
         let row = Row::from_outcome(cell, &o, false, "emulated");
         let f = fields(&row);

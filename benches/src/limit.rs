@@ -51,5 +51,6 @@ pub fn run_memcpy_limit(ring: &Ring, msg_size: usize, timing: CellTiming) -> Cel
         abs: None,
         trace: Vec::new(),
         flushes: None,
+        rolls: None,
     }
 }

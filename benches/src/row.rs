@@ -50,6 +50,8 @@ pub struct Row {
     pub flushes: Option<u64>,
     /// Messages per flush (group commit amortisation).
     pub msgs_per_flush: Option<f64>,
+    /// Segment rolls in the window (store target only).
+    pub rolls: Option<u64>,
     /// Cores the process kept busy in the window: CPU seconds / wall seconds. Well below
     /// `min(threads, cores)` means other work on the machine took the CPU.
     pub cores_used: Option<f64>,
@@ -89,6 +91,7 @@ impl Row {
             abs_final_mode: abs.map(|a| if a.parking { "park" } else { "spin" }),
             flushes: o.flushes,
             msgs_per_flush: o.flushes.and_then(|f| (f > 0).then(|| o.messages as f64 / f as f64)),
+            rolls: o.rolls,
             cores_used: (o.seconds > 0.0).then(|| o.cpu_seconds / o.seconds),
             pinned,
             target,

@@ -104,4 +104,8 @@ impl<R: SweepLock> PutTarget<R> for StoreTarget<R> {
     fn flushes(&self) -> Option<u64> {
         Some(self.store.stats().flushes)
     }
+
+    fn rolls(&self) -> Option<u64> {
+        Some(self.store.stats().rolls)
+    }
 }

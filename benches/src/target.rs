@@ -47,4 +47,10 @@ pub trait PutTarget<R: SweepLock>: Send + Sync {
 
     /// Flushes completed so far, if the target counts them.
     fn flushes(&self) -> Option<u64>;
+
+    /// Segment rolls so far (the log moved to a fresh segment), if the target counts them.
+    /// A roll runs inside the put-message lock and may wait for the next segment.
+    fn rolls(&self) -> Option<u64> {
+        None
+    }
 }

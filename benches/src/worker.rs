@@ -46,6 +46,8 @@ pub struct CellOutcome {
     pub trace: Vec<TracePoint>,
     /// Flushes in the window, if the target counts them.
     pub flushes: Option<u64>,
+    /// Segment rolls in the window, if the target counts them.
+    pub rolls: Option<u64>,
 }
 
 /// Options of one run of [`run_cell`].
@@ -161,6 +163,7 @@ pub fn run_cell<R: SweepLock, T: PutTarget<R>>(
         std::thread::sleep(opts.timing.warmup);
         let abs_before = abs_totals(target);
         let flushes_before = target.flushes();
+        let rolls_before = target.rolls();
         let cpu0 = process_cpu_seconds();
         let t0 = Instant::now();
         // Only flip to MEASURE if no worker has failed (STOP) meanwhile.
@@ -170,6 +173,7 @@ pub fn run_cell<R: SweepLock, T: PutTarget<R>>(
         let seconds = t0.elapsed().as_secs_f64();
         let cpu1 = process_cpu_seconds();
         let flushes_after = target.flushes();
+        let rolls_after = target.rolls();
 
         let mut per_thread = Vec::with_capacity(threads);
         let mut samples = Samples::new();
@@ -179,12 +183,13 @@ pub fn run_cell<R: SweepLock, T: PutTarget<R>>(
             samples.merge(&s);
         }
         let flushes = flushes_after.zip(flushes_before).map(|(a, b)| a.saturating_sub(b));
-        (per_thread, samples, (seconds, cpu1 - cpu0, abs_before, flushes))
+        let rolls = rolls_after.zip(rolls_before).map(|(a, b)| a.saturating_sub(b));
+        (per_thread, samples, (seconds, cpu1 - cpu0, abs_before, flushes, rolls))
     });
     if let Some(e) = error.into_inner().unwrap_or_else(PoisonError::into_inner) {
         return Err(e);
     }
-    let (seconds, cpu_seconds, abs_before, flushes) = window;
+    let (seconds, cpu_seconds, abs_before, flushes, rolls) = window;
     let abs = abs_totals(target).map(|mut after| {
         if let Some(before) = abs_before {
             after.mode_switches = after.mode_switches.saturating_sub(before.mode_switches);
@@ -215,6 +220,7 @@ pub fn run_cell<R: SweepLock, T: PutTarget<R>>(
         abs,
         trace,
         flushes,
+        rolls,
     })
 }
 

@@ -227,6 +227,7 @@ mod tests {
             abs_final_mode: None,
             flushes: None,
             msgs_per_flush: None,
+            rolls: None,
             cores_used: None,
             pinned: false,
             target: "emulated",

@@ -217,6 +217,32 @@ pub fn render(inp: &ReportInput<'_>) -> String {
     }
     o.push('\n');
 
+    let rolls = medians(rows, |r| r.rolls.map(|v| v as f64));
+    if !rolls.is_empty() {
+        let _ = writeln!(o, "### Segment rolls in the measured window (median)\n");
+        let _ = writeln!(
+            o,
+            "A roll runs inside the put-message lock and waits for the preallocation thread when the next \
+             segment is not ready yet; a lock whose waiters keep the cores busy delays that thread.\n"
+        );
+        strategy_header(&mut o, "threads / size", &g.strategies);
+        for &size in &g.sizes {
+            for &t in &g.threads {
+                let _ = write!(o, "| {t} / {} |", size_name(size));
+                for &s in &g.strategies {
+                    match rolls.get(&key(s, t, size, sc)) {
+                        Some(v) => {
+                            let _ = write!(o, " {v:.0} |");
+                        }
+                        None => o.push_str(" - |"),
+                    }
+                }
+                o.push('\n');
+            }
+        }
+        o.push('\n');
+    }
+
     let _ = writeln!(o, "## Fairness ({})\n", scenario_name(sc));
     let _ = writeln!(
         o,
