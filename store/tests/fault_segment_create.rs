@@ -21,7 +21,14 @@ type Store = MessageStore<parking_lot::RawMutex>;
 const SEGMENT: u64 = 1024;
 
 fn config(faults: &FaultInjector, layout: Layout) -> StoreConfig {
-    StoreConfig { layout, flush: FlushMode::SYNC, fault_injector: faults.clone(), ..common::small(SEGMENT) }
+    StoreConfig {
+        layout,
+        flush: FlushMode::SYNC,
+        // No periodic checkpoint: its temporary file would show up in the file listings.
+        checkpoint_interval: std::time::Duration::from_secs(3600),
+        fault_injector: faults.clone(),
+        ..common::small(SEGMENT)
+    }
 }
 
 fn msg(topic: &str, id: u64) -> Message {
@@ -56,6 +63,8 @@ fn repeated_failures_with_preallocation_leave_no_pile_and_recover() {
         // The preallocator may have made the next segment already; from now on nothing new.
         faults.fail_always(FaultPoint::SegmentCreate);
         acked.extend(fill_until_failure(&store, "t"));
+        // Every consume-queue entry dispatched before the file listing.
+        assert_eq!(store.consume_queue_len("t", 0).unwrap(), acked.len() as u64);
         let files = files_under(dir.path());
         let pos = store.write_position();
         let failures = faults.injected(FaultPoint::SegmentCreate);
@@ -148,6 +157,7 @@ fn failed_mapping_of_a_new_segment_leaves_no_file_and_fails_open_cleanly() {
     faults.fail_always(FaultPoint::Map);
     acked
         .extend(fill_until_failure_with(&store, |e| assert!(matches!(e, PutError::SegmentCreate(_)), "{e}")));
+    assert_eq!(store.consume_queue_len("t", 0).unwrap(), acked.len() as u64);
     let files = files_under(dir.path());
     for _ in 0..5 {
         assert!(store.put_message(&Message::new("t", vec![1u8; 900])).is_err());
