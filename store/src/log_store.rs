@@ -25,7 +25,7 @@ use crate::message::Message;
 use crate::recovery::recover_commitlog;
 use crate::segment::{BufferPool, Preallocator};
 use crate::store::PutResult;
-use crate::topic_queue::{Stripe, TopicQueueTable};
+use crate::topic_queue::{QueueHash, Stripe, TopicQueueTable};
 
 thread_local! {
     /// Per-thread encode buffer for a record's head and tail (the body stays in the
@@ -236,8 +236,8 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
             }
         }
         for (topic, qid, cq) in shared.cqs.all() {
-            let stripe = shared.table.stripe_of(&topic, qid);
-            shared.table.lock(stripe).set(&topic, qid, cq.len());
+            let hash = QueueHash::of(&topic, qid);
+            shared.table.lock(shared.table.stripe_of(hash)).set(hash, &topic, qid, cq.len());
         }
         let dispatcher = match dispatcher {
             Some(d) => d,
@@ -290,8 +290,9 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
             let layout = codec::encode_parts_into(msg, &s.opts, buf)?;
             self.check_fits(layout.total_size)?;
             let (topic, queue_id) = (msg.topic(), msg.get_queue_id());
-            let mut stripe = s.table.lock(s.table.stripe_of(topic, queue_id));
-            let slot = stripe.slot(topic, queue_id);
+            let hash = QueueHash::of(topic, queue_id);
+            let mut stripe = s.table.lock(s.table.stripe_of(hash));
+            let slot = stripe.slot(hash, topic, queue_id);
             let queue_offset = *slot;
             codec::set_queue_offset(buf, &layout, queue_offset);
             codec::seal_record_crc_parts(buf, &layout);
@@ -337,8 +338,9 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
                 if size as u64 > limit {
                     return Err(PutError::BatchTooLarge { size, limit });
                 }
-                let stripe_ids: Vec<usize> =
-                    msgs.iter().map(|m| s.table.stripe_of(m.topic(), m.get_queue_id())).collect();
+                let hashes: Vec<QueueHash> =
+                    msgs.iter().map(|m| QueueHash::of(m.topic(), m.get_queue_id())).collect();
+                let stripe_ids: Vec<usize> = hashes.iter().map(|&h| s.table.stripe_of(h)).collect();
                 let mut order = stripe_ids.clone();
                 order.sort_unstable();
                 order.dedup();
@@ -355,7 +357,7 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
                         msgs[..i].iter().rposition(|p| p.topic() == topic && p.get_queue_id() == qid);
                     let qo = match earlier {
                         Some(j) => next[j].1 + 1,
-                        None => guards[guard_of(i)].next(topic, qid),
+                        None => guards[guard_of(i)].next(hashes[i], topic, qid),
                     };
                     next.push((i, qo));
                     let layout = recs[i].2;
@@ -367,7 +369,7 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
                 }
                 let appended = s.log.append(&mut records, now_ms())?;
                 for (i, m) in msgs.iter().enumerate() {
-                    guards[guard_of(i)].set(m.topic(), m.get_queue_id(), next[i].1 + 1);
+                    guards[guard_of(i)].set(hashes[i], m.topic(), m.get_queue_id(), next[i].1 + 1);
                 }
                 drop(guards);
                 let results: Vec<PutResult> = recs

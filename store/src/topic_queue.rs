@@ -60,42 +60,64 @@ impl Hasher for WordHasher {
 /// A `HashMap` keyed by [`WordHasher`].
 pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<WordHasher>>;
 
-/// Next queue offsets of the (topic, queue id) pairs hashed to one stripe.
+/// The hash of one (topic, queue id) pair, computed once per put: its high bits pick the
+/// stripe, and the whole value finds the pair's slot inside the stripe (ours).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct QueueHash(u64);
+
+impl QueueHash {
+    /// Hashes (topic, queue id): one pass over the topic, no allocation.
+    #[inline]
+    pub(crate) fn of(topic: &str, queue_id: u32) -> QueueHash {
+        let mut h = WordHasher::default();
+        h.write(topic.as_bytes());
+        h.write_u32(queue_id);
+        QueueHash(h.finish())
+    }
+}
+
+/// One (topic, queue id) pair and its next queue offset.
+#[derive(Debug)]
+struct Slot {
+    topic: Box<str>,
+    queue_id: u32,
+    next: u64,
+}
+
+/// Next queue offsets of the (topic, queue id) pairs hashed to one stripe, keyed by
+/// [`QueueHash`] so a put hashes its topic once; pairs whose hashes collide share a bucket.
 #[derive(Debug, Default)]
 pub(crate) struct Stripe {
-    next: FastMap<String, FastMap<u32, u64>>,
+    next: FastMap<u64, Vec<Slot>>,
 }
 
 impl Stripe {
-    /// The queue offset the next message to (topic, queue id) gets.
-    pub(crate) fn next(&self, topic: &str, queue_id: u32) -> u64 {
-        self.next.get(topic).and_then(|q| q.get(&queue_id)).copied().unwrap_or(0)
+    /// The queue offset the next message to (topic, queue id) gets; `hash` is
+    /// `QueueHash::of(topic, queue_id)`.
+    pub(crate) fn next(&self, hash: QueueHash, topic: &str, queue_id: u32) -> u64 {
+        self.next
+            .get(&hash.0)
+            .and_then(|b| b.iter().find(|s| s.queue_id == queue_id && &*s.topic == topic))
+            .map_or(0, |s| s.next)
     }
 
     /// The next-queue-offset slot of (topic, queue id), created at 0 on first use (the
     /// only allocation). One lookup serves the read before and the write after the put.
-    pub(crate) fn slot(&mut self, topic: &str, queue_id: u32) -> &mut u64 {
-        let next: *mut FastMap<String, FastMap<u32, u64>> = &mut self.next;
-        // SAFETY: `next` comes from `&mut self.next`, so it is valid and unaliased; the
-        // borrow taken through it either is returned (and nothing else touches the map) or
-        // ends on the `None` path before the map is used again. The raw pointer only works
-        // around the borrow checker's conditional-return limitation (NLL problem case #3).
-        if let Some(queues) = unsafe { (*next).get_mut(topic) } {
-            return queues.entry(queue_id).or_insert(0);
-        }
-        self.next.entry(topic.to_owned()).or_default().entry(queue_id).or_insert(0)
+    pub(crate) fn slot(&mut self, hash: QueueHash, topic: &str, queue_id: u32) -> &mut u64 {
+        let bucket = self.next.entry(hash.0).or_default();
+        let at = match bucket.iter().position(|s| s.queue_id == queue_id && &*s.topic == topic) {
+            Some(at) => at,
+            None => {
+                bucket.push(Slot { topic: topic.into(), queue_id, next: 0 });
+                bucket.len() - 1
+            }
+        };
+        &mut bucket[at].next
     }
 
     /// Records that queue offsets below `next` are taken. Allocates only for a new pair.
-    pub(crate) fn set(&mut self, topic: &str, queue_id: u32, next: u64) {
-        match self.next.get_mut(topic) {
-            Some(q) => {
-                q.insert(queue_id, next);
-            }
-            None => {
-                self.next.entry(topic.to_owned()).or_default().insert(queue_id, next);
-            }
-        }
+    pub(crate) fn set(&mut self, hash: QueueHash, topic: &str, queue_id: u32, next: u64) {
+        *self.slot(hash, topic, queue_id) = next;
     }
 }
 
@@ -113,13 +135,11 @@ impl TopicQueueTable {
         }
     }
 
-    /// Stripe index of (topic, queue id): no allocation.
-    pub(crate) fn stripe_of(&self, topic: &str, queue_id: u32) -> usize {
-        let mut h = WordHasher::default();
-        h.write(topic.as_bytes());
-        h.write_u32(queue_id);
+    /// Stripe index of the pair with this hash.
+    #[inline]
+    pub(crate) fn stripe_of(&self, hash: QueueHash) -> usize {
         // The high bits are the best mixed.
-        ((h.finish() >> 32) % self.stripes.len() as u64) as usize
+        ((hash.0 >> 32) % self.stripes.len() as u64) as usize
     }
 
     pub(crate) fn lock(&self, stripe: usize) -> MutexGuard<'_, Stripe> {
@@ -131,16 +151,38 @@ impl TopicQueueTable {
 mod tests {
     use super::*;
 
+    fn slot<'a>(s: &'a mut Stripe, topic: &str, queue_id: u32) -> &'a mut u64 {
+        s.slot(QueueHash::of(topic, queue_id), topic, queue_id)
+    }
+
+    fn next(s: &Stripe, topic: &str, queue_id: u32) -> u64 {
+        s.next(QueueHash::of(topic, queue_id), topic, queue_id)
+    }
+
     #[test]
     fn slots_count_per_topic_and_queue() {
         let mut s = Stripe::default();
-        *s.slot("a", 0) += 1;
-        *s.slot("a", 0) += 1;
-        *s.slot("a", 1) += 5;
-        *s.slot("b", 0) += 7;
-        assert_eq!((s.next("a", 0), s.next("a", 1), s.next("b", 0), s.next("c", 0)), (2, 5, 7, 0));
-        s.set("c", 2, 9);
-        assert_eq!(s.next("c", 2), 9);
+        *slot(&mut s, "a", 0) += 1;
+        *slot(&mut s, "a", 0) += 1;
+        *slot(&mut s, "a", 1) += 5;
+        *slot(&mut s, "b", 0) += 7;
+        assert_eq!((next(&s, "a", 0), next(&s, "a", 1), next(&s, "b", 0), next(&s, "c", 0)), (2, 5, 7, 0));
+        s.set(QueueHash::of("c", 2), "c", 2, 9);
+        assert_eq!(next(&s, "c", 2), 9);
+    }
+
+    #[test]
+    fn pairs_with_colliding_hashes_keep_their_own_slots() {
+        let mut s = Stripe::default();
+        let h = QueueHash(42); // as if every pair hashed alike
+        *s.slot(h, "a", 0) += 1;
+        *s.slot(h, "b", 0) += 2;
+        *s.slot(h, "a", 1) += 3;
+        *s.slot(h, "a", 0) += 10;
+        assert_eq!(
+            (s.next(h, "a", 0), s.next(h, "b", 0), s.next(h, "a", 1), s.next(h, "b", 1)),
+            (11, 2, 3, 0)
+        );
     }
 
     #[test]
@@ -148,11 +190,11 @@ mod tests {
         let t = TopicQueueTable::new(32);
         let mut used = std::collections::HashSet::new();
         for q in 0..64 {
-            let i = t.stripe_of("orders", q);
+            let i = t.stripe_of(QueueHash::of("orders", q));
             assert!(i < 32);
             used.insert(i);
         }
         assert!(used.len() >= 16, "64 queues of one topic hit only {} of 32 stripes", used.len());
-        assert_eq!(t.stripe_of("orders", 3), t.stripe_of("orders", 3));
+        assert_eq!(t.stripe_of(QueueHash::of("orders", 3)), t.stripe_of(QueueHash::of("orders", 3)));
     }
 }
