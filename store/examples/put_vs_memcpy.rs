@@ -8,9 +8,10 @@
 //! first (the store's warm-up; the baseline touches its own mapping the same way), so
 //! neither pays page faults. Puts and copies alternate in chunks of [`CHUNK`], so both see
 //! the same machine load; the reported ratio is the median over chunks. A put includes
-//! validation, encoding into the thread-local buffer, body CRC and record CRC, the
-//! topic-queue stripe lock and the put-message critical section; the consume-queue
-//! dispatcher runs on another thread.
+//! validation, encoding the record's head and tail into the thread-local buffer, the body
+//! CRC and the record CRC (over head and tail), the topic-queue stripe lock and the
+//! put-message critical section, which copies head, body (from the message) and tail into
+//! the mapping; the consume-queue dispatcher runs on another thread.
 
 use std::time::{Duration, Instant};
 
