@@ -114,3 +114,118 @@ pub fn write_plots(out: &Path, grid: &Grid, outcome: &SweepOutcome) -> Vec<(Stri
     }
     written
 }
+
+/// The grid a set of rows covers: strategies in order of first appearance (without
+/// `memcpy-limit`), thread counts, sizes and topic counts ascending, layouts and flush
+/// modes in order of first appearance, repetitions = highest index + 1. `None` if no
+/// lock strategy appears.
+pub fn grid_of(rows: &[crate::row::Row]) -> Option<Grid> {
+    fn push<T: PartialEq>(v: &mut Vec<T>, x: T) {
+        if !v.contains(&x) {
+            v.push(x);
+        }
+    }
+    let mut g = Grid {
+        strategies: Vec::new(),
+        threads: Vec::new(),
+        sizes: Vec::new(),
+        layouts: Vec::new(),
+        topics: Vec::new(),
+        flushes: Vec::new(),
+        reps: 1,
+    };
+    for r in rows {
+        let c = &r.cell;
+        if c.strategy.is_lock() {
+            push(&mut g.strategies, c.strategy);
+            push(&mut g.threads, c.threads);
+            push(&mut g.layouts, c.layout);
+            push(&mut g.topics, c.topics);
+            push(&mut g.flushes, c.flush);
+        }
+        push(&mut g.sizes, c.msg_size);
+        g.reps = g.reps.max(c.rep + 1);
+    }
+    g.threads.sort_unstable();
+    g.sizes.sort_unstable();
+    g.topics.sort_unstable();
+    (!g.strategies.is_empty()).then_some(g)
+}
+
+/// Reads `abs_trace.csv` back into traces, taking each trace's contention from the
+/// repetition-0 row of its cell in `rows`. Lines that do not parse are skipped.
+pub fn read_traces(text: &str, rows: &[crate::row::Row]) -> Vec<crate::run::CellTrace> {
+    use crate::grid::{Cell, FlushMode, Layout};
+    use crate::sweep_lock::TracePoint;
+    let mut traces: Vec<crate::run::CellTrace> = Vec::new();
+    for line in text.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').map(str::trim).collect();
+        if f.len() < 9 {
+            continue;
+        }
+        let parsed = (|| {
+            let cell = Cell {
+                strategy: f[0].parse::<Strategy>().ok()?,
+                threads: f[1].parse().ok()?,
+                msg_size: f[2].parse().ok()?,
+                layout: f[3].parse::<Layout>().ok()?,
+                topics: f[4].parse().ok()?,
+                flush: f[5].parse::<FlushMode>().ok()?,
+                rep: 0,
+            };
+            let point = TracePoint {
+                acquisition: f[6].parse().ok()?,
+                k: f[7].parse().ok()?,
+                parking: f[8] == "park",
+            };
+            Some((cell, point))
+        })();
+        let Some((cell, point)) = parsed else { continue };
+        match traces.iter_mut().find(|t| t.cell == cell) {
+            Some(t) => t.points.push(point),
+            None => traces.push(crate::run::CellTrace {
+                cell,
+                contended_ratio: rows
+                    .iter()
+                    .find(|r| r.cell == cell)
+                    .and_then(|r| r.abs_contended_ratio)
+                    .unwrap_or(0.0),
+                points: vec![point],
+            }),
+        }
+    }
+    traces
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::csv::{read_csv, write_csv};
+
+    #[test]
+    fn grid_and_traces_come_back_from_the_files() {
+        let text = "strategy,threads,msg_size,layout,topics,flush,rep,messages,seconds,msgs_per_s,mb_per_s,\
+                    cpu_s_per_million,jain,p50_ns,p99_ns,p999_ns,abs_switches,abs_final_k\n\
+                    memcpy-limit,1,128,single,1,async,0,10,1,10,1,,,,,,,\n\
+                    abs,4,128,single,1,async,1,10,1,10,1,,,,,,2,21\n\
+                    parking_lot,1,128,single,1,async,0,10,1,10,1,,,,,,,\n\
+                    abs,1,128,single,1,async,0,10,1,10,1,,,,,,0,21\n";
+        let rows = read_csv(text).unwrap();
+        let g = grid_of(&rows).unwrap();
+        assert_eq!(g.strategies, vec![Strategy::Abs, Strategy::ParkingLot]);
+        assert_eq!(g.threads, vec![1, 4]);
+        assert_eq!(g.sizes, vec![128]);
+        assert_eq!(g.reps, 2);
+        let mut out = Vec::new();
+        write_csv(&mut out, &rows).unwrap();
+        assert_eq!(read_csv(&String::from_utf8(out).unwrap()).unwrap(), rows);
+        let traces = read_traces(
+            "strategy,threads,msg_size,layout,topics,flush,acquisition,k,mode\n\
+             abs,4,128,single,1,async,1024,21,spin\nabs,4,128,single,1,async,2048,42,park\ngarbage\n",
+            &rows,
+        );
+        assert_eq!(traces.len(), 1);
+        assert_eq!(traces[0].points.len(), 2);
+        assert!(traces[0].points[1].parking);
+    }
+}

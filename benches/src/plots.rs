@@ -36,15 +36,48 @@ pub fn log_range(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
     (hi > 0.0).then(|| (lo / 1.5, hi * 1.5))
 }
 
-/// Draws `series` against threads (log2-spaced x axis) with a log y axis to `path` (SVG).
+/// Labels an x position (log2 of a thread count) with the thread count when it is a whole power of two.
+fn thread_label(x: &f64) -> String {
+    let r = x.round();
+    if (x - r).abs() < 1e-6 && r >= 0.0 { format!("{}", 2f64.powf(r) as u64) } else { String::new() }
+}
+
+/// An axis number with about three significant digits and no needless zeros.
+pub fn axis_number(v: f64) -> String {
+    let a = v.abs();
+    if a < 1e-12 {
+        return "0".into();
+    }
+    let s = if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else if a >= 1.0 {
+        format!("{v:.2}")
+    } else if a >= 0.01 {
+        format!("{v:.3}")
+    } else {
+        format!("{v:.1e}")
+    };
+    if s.contains('.') && !s.contains('e') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// Draws `series` against threads (log2-spaced x axis) with a linear y axis from 0 to `path` (SVG).
 ///
 /// # Errors
 /// [`PlotError`] if there is nothing positive to draw or the file cannot be written.
 pub fn lines_vs_threads(path: &Path, title: &str, y_desc: &str, series: &[Series]) -> Result<(), PlotError> {
-    let Some((y0, y1)) = log_range(series.iter().flat_map(|s| s.points.iter().map(|p| p.1))) else {
+    let Some((_, y1)) = log_range(series.iter().flat_map(|s| s.points.iter().map(|p| p.1))) else {
         return Err(err(path, "no positive values"));
     };
-    let xmax = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).fold(1.0f64, f64::max);
+    // Linear y from 0: ratios between strategies read directly as heights.
+    let y1 = y1 / 1.5 * 1.1;
+    // x is log2(threads), so 1, 2, 4, 8, 16 are evenly spaced and labelled as thread counts.
+    let xmax = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).fold(1.0f64, f64::max).log2();
     let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(path, e))?;
     let mut chart = ChartBuilder::on(&root)
@@ -52,12 +85,27 @@ pub fn lines_vs_threads(path: &Path, title: &str, y_desc: &str, series: &[Series
         .margin(12)
         .x_label_area_size(45)
         .y_label_area_size(70)
-        .build_cartesian_2d((0.9f64..xmax * 1.15).log_scale(), (y0..y1).log_scale())
+        .build_cartesian_2d(-0.25f64..xmax + 0.25, 0f64..y1)
         .map_err(|e| err(path, e))?;
-    chart.configure_mesh().x_desc("worker threads").y_desc(y_desc).draw().map_err(|e| err(path, e))?;
+    chart
+        .configure_mesh()
+        .x_desc("worker threads")
+        .y_desc(y_desc)
+        .x_labels(xmax as usize + 2)
+        .x_label_formatter(&thread_label)
+        .y_labels(12)
+        .y_label_formatter(&|v| axis_number(*v))
+        .draw()
+        .map_err(|e| err(path, e))?;
     for (i, s) in series.iter().enumerate() {
         let color = Palette99::pick(i).to_rgba();
-        let pts: Vec<(f64, f64)> = s.points.iter().copied().filter(|p| p.1 > 0.0).collect();
+        let pts: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .copied()
+            .filter(|p| p.0 > 0.0 && p.1 >= 0.0)
+            .map(|(x, y)| (x.log2(), y))
+            .collect();
         chart
             .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
             .map_err(|e| err(path, e))?
@@ -97,7 +145,13 @@ pub fn abs_trace(path: &Path, title: &str, points: &[TracePoint]) -> Result<(), 
         .y_label_area_size(70)
         .build_cartesian_2d(0f64..x1, (0.8f64..kmax * 1.5).log_scale())
         .map_err(|e| err(path, e))?;
-    k_chart.configure_mesh().y_desc("k (spins before yielding)").draw().map_err(|e| err(path, e))?;
+    k_chart
+        .configure_mesh()
+        .y_desc("k (spins before yielding)")
+        .x_label_formatter(&|v| axis_number(*v))
+        .y_label_formatter(&|v| axis_number(*v))
+        .draw()
+        .map_err(|e| err(path, e))?;
     let step = |f: &dyn Fn(&TracePoint) -> f64| {
         let mut v = Vec::with_capacity(points.len() * 2);
         for (i, p) in points.iter().enumerate() {
@@ -122,6 +176,7 @@ pub fn abs_trace(path: &Path, title: &str, points: &[TracePoint]) -> Result<(), 
         .x_desc("acquisitions")
         .y_desc("mode (0 spin, 1 park)")
         .y_labels(3)
+        .x_label_formatter(&|v| axis_number(*v))
         .draw()
         .map_err(|e| err(path, e))?;
     m_chart
@@ -133,6 +188,18 @@ pub fn abs_trace(path: &Path, title: &str, points: &[TracePoint]) -> Result<(), 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn axis_labels_are_short() {
+        assert_eq!(axis_number(2.5), "2.5");
+        assert_eq!(axis_number(0.125), "0.125");
+        assert_eq!(axis_number(120.0), "120");
+        assert_eq!(axis_number(12.0), "12");
+        assert_eq!(axis_number(0.0), "0");
+        assert_eq!(thread_label(&3.0), "8");
+        assert_eq!(thread_label(&0.0), "1");
+        assert_eq!(thread_label(&1.5), "");
+    }
 
     #[test]
     fn log_range_ignores_non_positive() {

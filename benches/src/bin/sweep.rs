@@ -92,6 +92,10 @@ struct Args {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+    /// Redraw the SVG plots in DIR from DIR/results.csv (and DIR/abs_trace.csv) without running
+    /// anything.
+    #[arg(long, value_name = "DIR")]
+    replot: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -106,6 +110,9 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> Result<ExitCode, String> {
+    if let Some(dir) = &args.replot {
+        return replot(dir);
+    }
     let base = if args.smoke { Grid::smoke_grid() } else { Grid::default_grid() };
     let grid = Grid::parse(
         base,
@@ -265,6 +272,25 @@ fn run(args: &Args) -> Result<ExitCode, String> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `--replot DIR`: the plots again from the files a run left in `dir`.
+fn replot(dir: &std::path::Path) -> Result<ExitCode, String> {
+    let csv_path = dir.join("results.csv");
+    let text =
+        std::fs::read_to_string(&csv_path).map_err(|e| format!("cannot read {}: {e}", csv_path.display()))?;
+    let rows = abslock_benches::csv::read_csv(&text).map_err(|e| e.to_string())?;
+    let grid = outputs::grid_of(&rows)
+        .ok_or_else(|| format!("{} holds no lock strategy rows", csv_path.display()))?;
+    let traces = std::fs::read_to_string(dir.join("abs_trace.csv"))
+        .map(|t| outputs::read_traces(&t, &rows))
+        .unwrap_or_default();
+    let outcome =
+        abslock_benches::run::SweepOutcome { rows, traces, failures: Vec::new(), interrupted: false };
+    for (_, file) in outputs::write_plots(dir, &grid, &outcome) {
+        eprintln!("sweep: wrote {}", dir.join(file).display());
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `/dev/shm` if it is a directory, else the system temp dir.
