@@ -512,10 +512,13 @@ fn consume_queue_entry_pointing_at_another_record_is_an_error_not_wrong_data() {
     drop(store);
 }
 
+/// Changes a store's files in place.
+type Spoil = fn(&Path);
+
 #[test]
 fn files_where_directories_belong_and_back_are_errors_not_panics() {
     // Each case puts a file or directory where the store expects the other kind.
-    let cases: [(&str, fn(&Path)); 4] = [
+    let cases: [(&str, Spoil); 4] = [
         ("checkpoint is a directory", |d| {
             std::fs::remove_file(d.join("checkpoint")).unwrap();
             std::fs::create_dir(d.join("checkpoint")).unwrap();
