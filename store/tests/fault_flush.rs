@@ -61,9 +61,10 @@ fn write_through_faults(store: &Store, faults: &FaultInjector) -> (Vec<(u64, Str
                         }
                         Err(e) => panic!("unexpected put error: {e}"),
                     }
-                    // The flushed position never moves backwards.
-                    let f = store.flushed_position();
+                    // The flushed position never moves backwards. Read it under the lock, so
+                    // reads are ordered like the comparisons (reading first raced other writers).
                     let mut seen = flushed_seen.lock().unwrap();
+                    let f = store.flushed_position();
                     assert!(f >= *seen, "flushed position went back from {} to {f}", *seen);
                     *seen = f;
                 }
