@@ -8,7 +8,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use lock_api::RawMutex;
 
-use crate::codec::StoredMessage;
+use crate::codec::{self, StoredMessage};
 use crate::config::{Layout, StoreConfig};
 use crate::dispatcher::Dispatcher;
 use crate::error::{CloseError, FileError, FlushError, OpenError, PutError, ReadError};
@@ -140,7 +140,10 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
                 );
                 let mut logs = HashMap::new();
                 for (name, path, ft) in fs.list_dir(&root)? {
-                    if ft.is_dir() {
+                    // Only directories that are ours: a valid topic name holding a commitlog.
+                    // Opening anything else would create segments inside someone's directory.
+                    if ft.is_dir() && codec::validate_topic(&name).is_ok() && path.join("commitlog").is_dir()
+                    {
                         let log = LogStore::open(&path, &config, make_lock(), Some(Arc::clone(&dispatcher)))?;
                         logs.insert(name, Arc::new(log));
                     }
