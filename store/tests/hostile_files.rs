@@ -554,3 +554,35 @@ fn files_where_directories_belong_and_back_are_errors_not_panics() {
         }
     }
 }
+
+#[test]
+fn foreign_directories_under_per_topic_topics_are_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = StoreConfig { layout: abslock_store::Layout::PerTopic, ..config() };
+    let store = Store::open(dir.path(), cfg.clone()).unwrap();
+    let puts: Vec<PutResult> = (0..5).map(|i| store.put_message(&msg(i)).unwrap()).collect();
+    store.close().unwrap();
+    let topics = dir.path().join("topics");
+    for (d, file) in
+        [("not a topic!", Some("mine.txt")), ("lost+found", None), ("valid_name", Some("readme"))]
+    {
+        std::fs::create_dir_all(topics.join(d)).unwrap();
+        if let Some(f) = file {
+            std::fs::write(topics.join(d).join(f), b"not ours").unwrap();
+        }
+    }
+    let before: Vec<_> =
+        ["not a topic!", "lost+found", "valid_name"].map(|d| files_under(&topics.join(d))).into();
+    let store = Store::open(dir.path(), cfg).unwrap();
+    for (i, p) in puts.iter().enumerate() {
+        let m = store.get_message("t", (i % 2) as u32, p.queue_offset).unwrap().expect("kept");
+        assert_eq!(m.body(), &body_for(i as u64)[..]);
+    }
+    let mut locks = 0;
+    store.for_each_put_lock(|_| locks += 1);
+    assert_eq!(locks, 1, "a foreign directory was opened as a topic log");
+    store.close().unwrap();
+    let after: Vec<_> =
+        ["not a topic!", "lost+found", "valid_name"].map(|d| files_under(&topics.join(d))).into();
+    assert_eq!(after, before, "files were created in a foreign directory");
+}
