@@ -296,6 +296,13 @@ fn check_files_and_queues(store: &Store, dir: &Path, case: Case, prev: &Scans) -
             case.name, scan.end
         );
         ends += scan.end;
+        // Nothing is readable at the recovered end.
+        let log_topic = topic.clone().unwrap_or_else(|| "t0".to_owned());
+        assert!(
+            store.get_message_at_in(&log_topic, scan.end).unwrap().is_none(),
+            "{}: read past the end",
+            case.name
+        );
         // Consume queues agree with the commitlog: dense, in log order, entry for entry.
         let mut next_qo: HashMap<(String, u32), u64> = HashMap::new();
         for r in &scan.records {
