@@ -21,6 +21,8 @@ pub const DEFAULT_COMMIT_INTERVAL: Duration = Duration::from_millis(200);
 pub const DEFAULT_POOL_BUFFERS: usize = 5;
 /// 300 000 entries of 20 bytes: RocketMQ's default `mappedFileSizeConsumeQueue`.
 pub const DEFAULT_CONSUME_QUEUE_ENTRIES: u64 = 300_000;
+/// 2 segments: RocketMQ's `AllocateMappedFileService` prepares the next and the next-next file.
+pub const DEFAULT_PREALLOCATE_AHEAD: usize = 2;
 /// Page size assumed by `least_pages` (RocketMQ's `OS_PAGE_SIZE`).
 pub const PAGE_SIZE: u64 = 4096;
 
@@ -126,6 +128,13 @@ pub struct StoreConfig {
     /// Create the next segment on a background thread before it is needed (RocketMQ
     /// `AllocateMappedFileService`). Default on.
     pub preallocate: bool,
+    /// Segments the preallocation thread keeps ready ahead of the current one (ours, after
+    /// RocketMQ's `AllocateMappedFileService`, which prepares the next and the next-next
+    /// file: default 2). A roll then normally takes a ready segment even when the put path
+    /// briefly writes faster than segments are created; it cannot help when it does so
+    /// steadily. Each ready segment holds `segment_size` bytes of disk (and of memory once
+    /// warmed). At least 1; ignored when `preallocate` is off.
+    pub preallocate_ahead: usize,
     /// One log or one per topic. Default [`Layout::Single`].
     pub layout: Layout,
     /// Host written into every record's store-host field (RocketMQ `brokerIP1` + port).
@@ -155,6 +164,7 @@ impl Default for StoreConfig {
             write_mode: WriteMode::Mmap,
             warm_up: WarmUp::default(),
             preallocate: true,
+            preallocate_ahead: DEFAULT_PREALLOCATE_AHEAD,
             layout: Layout::Single,
             store_host: SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 10911)),
             append_record_crc: true,
@@ -180,6 +190,9 @@ impl StoreConfig {
         }
         if self.consume_queue_entries == 0 {
             return Err("consume_queue_entries must be at least 1".into());
+        }
+        if self.preallocate_ahead == 0 {
+            return Err("preallocate_ahead must be at least 1 (or set preallocate = false)".into());
         }
         if self.topic_queue_stripes == 0 {
             return Err("topic_queue_stripes must be at least 1".into());

@@ -192,6 +192,7 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
             config.warm_up,
             pool.clone(),
             config.preallocate,
+            config.preallocate_ahead,
         )
         .map_err(|e| FileError::new("start preallocation thread for", dir, e))?;
         let mut segments = rec.segments;
