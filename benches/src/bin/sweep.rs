@@ -83,8 +83,9 @@ struct Args {
     #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u64).range(1..=65_536))]
     ring_mib: u64,
     /// Commitlog segment size of the per-cell stores, MiB (per-topic layouts divide it by the topic count,
-    /// down to 1 MiB, so 256 logs do not preallocate gigabytes).
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    /// down to 1 MiB). The default 512 holds a whole default cell, so no roll waits for the
+    /// preallocation thread inside the measured window (see the report's rolls table).
+    #[arg(long, default_value_t = abslock_benches::store_target::DEFAULT_SEGMENT_SIZE >> 20, value_parser = clap::value_parser!(u64).range(1..=4096))]
     segment_mib: u64,
     /// ABS decisions recorded per traced cell.
     #[arg(long, default_value_t = 4096)]
