@@ -11,7 +11,7 @@
 //! Cost on the project's 2-core machine: about 30 s to build loom and the crate, then under 10 s for
 //! all 19 models (ABS 3-thread models explore ~2 300 executions each at two preemptions).
 //!
-//! [`ModelLock`] gives every raw lock one guard-free interface so each model is written once.
+//! `ModelLock` (loom builds only) gives every raw lock one guard-free interface so each model is written once.
 
 #[cfg(abslock_loom)]
 mod model_lock;
