@@ -30,6 +30,7 @@ pub const ROCKETMQ_INITIAL_K: u32 = 1000;
 /// let m = BackoffMutex::from_raw(RawBackoffLock::with_k(10), 0_u32);
 /// *m.lock() += 5;
 /// assert_eq!(*m.lock(), 5);
+/// // SAFETY: `raw()` is used to read k only, never to unlock.
 /// assert_eq!(unsafe { m.raw() }.k(), 10);
 /// ```
 pub struct RawBackoffLock {

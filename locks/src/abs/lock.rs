@@ -66,6 +66,7 @@ const POLICY_K: u32 = POLICY_SET - 1;
 ///     }
 /// });
 /// assert_eq!(*m.lock(), 4000);
+/// // SAFETY: `raw()` is used to read statistics only, never to unlock.
 /// let stats = unsafe { m.raw() }.stats();
 /// assert_eq!(stats.acquisitions, 4001);
 /// ```
