@@ -1,8 +1,8 @@
 //! `StoreTarget`: the real `abslock-store` CommitLog as a [`PutTarget`].
 //!
-//! One store per cell, in a fresh directory under the run directory, with small
-//! segments that the store preallocates and warms on its background thread (so
-//! page faults stay off the put path), the cell's layout and flush mode, and the
+//! One store per cell, in a fresh directory under the run directory, with segments
+//! large enough to hold a whole default cell (warmed at open, so page faults stay off
+//! the put path), the cell's layout and flush mode, and the
 //! cell's lock wrapped in [`Timed`]. The directory is removed when the cell ends
 //! (unless the whole run directory is kept with `--keep`).
 
@@ -26,7 +26,7 @@ pub const STORE_AVAILABLE: bool = true;
 pub const DEFAULT_SEGMENT_SIZE: u64 = 512 << 20;
 
 /// Entries per consume-queue file in sweep stores (320 KiB files): RocketMQ's 300 000
-/// (6 MB per file) times 4 queues times 256 topics would be 6 GB per cell (ours).
+/// (6 MB per file) times 16 queues times 256 topics would be 24 GB per cell (ours).
 pub const CONSUME_QUEUE_ENTRIES: u64 = 16_384;
 
 /// The real store for one cell.

@@ -67,8 +67,16 @@ pub struct RunOptions {
     pub trace_capacity: usize,
 }
 
-/// Queues per topic the workers spread over (RocketMQ `defaultTopicQueueNums`).
-pub const QUEUES_PER_TOPIC: u32 = 4;
+/// Queues per topic for `threads` workers: one queue per worker (ours).
+///
+/// The store holds a topic-queue stripe lock across the put-message lock (as RocketMQ does), so
+/// workers sharing a queue queue up on that stripe lock instead of on the lock under test. With
+/// RocketMQ's 4 queues per topic (`defaultTopicQueueNums`) at most 4 workers ever contended on the
+/// put-message lock; one queue per worker lets every worker reach it (stripe collisions aside: the
+/// store hashes (topic, queue) over 32 stripes).
+pub fn queues_per_topic(threads: usize) -> usize {
+    threads.max(1)
+}
 
 fn abs_totals<R: SweepLock, T: PutTarget<R>>(target: &T) -> Option<AbsView> {
     let mut acc: Option<AbsView> = None;
@@ -100,10 +108,11 @@ pub fn run_cell<R: SweepLock, T: PutTarget<R>>(
     let threads = opts.threads.max(1);
     let topics = opts.topics.max(1);
     let body: Vec<u8> = (0..opts.msg_size).map(|i| (i % 251) as u8).collect();
-    let mut msgs = Vec::with_capacity(topics * QUEUES_PER_TOPIC as usize);
+    let queues = queues_per_topic(threads);
+    let mut msgs = Vec::with_capacity(topics * queues);
     for t in 0..topics {
-        for q in 0..QUEUES_PER_TOPIC {
-            msgs.push(target.prepare(t, q, &body)?);
+        for q in 0..queues {
+            msgs.push(target.prepare(t, q as u32, &body)?);
         }
     }
     // Prime: one put per (topic, queue) before anything is timed, so per-topic logs
@@ -129,8 +138,8 @@ pub fn run_cell<R: SweepLock, T: PutTarget<R>>(
                     {
                         core_affinity::set_for_current(cores[i % cores.len()]);
                     }
-                    let queue = i % QUEUES_PER_TOPIC as usize;
-                    let pick = |j: usize| &msgs[((i + j) % topics) * QUEUES_PER_TOPIC as usize + queue];
+                    let queue = i % queues;
+                    let pick = |j: usize| &msgs[((i + j) % topics) * queues + queue];
                     let fail = |e: TargetError| {
                         error.lock().unwrap_or_else(PoisonError::into_inner).get_or_insert(e);
                         phase.store(STOP, Ordering::Relaxed);

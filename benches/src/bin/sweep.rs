@@ -5,7 +5,7 @@
 //! `report.md` and SVG plots under `--out` (default `target/sweep/`).
 //!
 //! ```text
-//! cargo run --release -p abslock-benches --bin sweep              # default grid, ~3 min on 2 cores
+//! cargo run --release -p abslock-benches --bin sweep              # default grid, ~11 min on 2 cores
 //! cargo run --release -p abslock-benches --bin sweep -- --smoke   # tiny grid, seconds
 //! ```
 
