@@ -1,8 +1,9 @@
 //! A RocketMQ-style CommitLog message store on memory-mapped segments, generic over the
 //! put-message lock.
 //!
-//! One append-only commitlog of fixed-size segments holds every record (byte-compatible
-//! with RocketMQ's CommitLog record), a consume queue per (topic, queue id) indexes it, a
+//! One append-only commitlog of fixed-size segments holds every record (in RocketMQ's
+//! CommitLog record layout; the `__CRC32#` property's value covers less than RocketMQ's, see
+//! `docs/format.md`), a consume queue per (topic, queue id) indexes it, a
 //! flush thread (async) or group commit (sync) makes it durable, and recovery after a
 //! crash keeps every acknowledged record. The put-message critical section runs under any
 //! `R: lock_api::RawMutex`, so the same store is measured under every lock strategy.

@@ -176,7 +176,9 @@ impl<P: AbsProfile> RawAbsLock<P> {
 
     /// Forces the waiting mode, from any thread, held or not; the policy may change it again at the end
     /// of a later window. Safe at any moment because no acquisition depends on the mode; if the policy
-    /// decides at the same instant, one of the two writes wins.
+    /// decides at the same instant, one of the two writes wins. A forced switch to [`Mode::Park`] does not
+    /// record the contention level (only the holder writes it), so the policy keeps the level of its own
+    /// last switch (0 if none): with 0, it returns to spinning only once a window sees no waiters.
     pub fn set_mode(&self, mode: Mode) {
         let cfg = P::config();
         let mut current = self.policy.load(Ordering::Relaxed);
