@@ -32,7 +32,9 @@ use std::time::Duration;
 use abslock_store::{FlushMode, Layout, Message, MessageStore, StoreConfig, WriteMode};
 use reliability::{Rng, Scan, body_for, id_if_intact, scan_commitlog, segment_files, spawn_self};
 
-type Store = MessageStore<parking_lot::RawMutex>;
+/// The crash loop runs under the adaptive lock (the other fault tests use `parking_lot`), so at least
+/// one crash-and-recover path is exercised with an abslock strategy guarding the put.
+type Store = MessageStore<abslock::RawAbsLock>;
 
 const CHILD_DIR: &str = "ABSLOCK_CRASH_LOOP_DIR";
 const CHILD_CYCLE: &str = "ABSLOCK_CRASH_LOOP_CYCLE";
