@@ -77,7 +77,7 @@ impl RawBackoffLock {
 
     /// Acquires the lock (guard-free form of `lock_api::RawMutex::lock`).
     #[inline]
-    pub fn acquire(&self) {
+    pub(crate) fn raw_lock(&self) {
         if self.cas() {
             self.acquisitions.add(1);
         } else {
@@ -87,7 +87,7 @@ impl RawBackoffLock {
 
     /// Takes the lock if it is free; one strong CAS, so it never fails on a free lock.
     #[inline]
-    pub fn try_acquire(&self) -> bool {
+    pub(crate) fn raw_try_lock(&self) -> bool {
         let ok = self.cas();
         if ok {
             self.acquisitions.add(1);
@@ -100,13 +100,13 @@ impl RawBackoffLock {
     /// # Safety
     /// The caller holds the lock.
     #[inline]
-    pub unsafe fn release(&self) {
+    pub(crate) unsafe fn raw_unlock(&self) {
         self.locked.release();
     }
 
     /// Whether the lock is held right now (a momentary snapshot).
     #[inline]
-    pub fn is_held(&self) -> bool {
+    pub(crate) fn raw_is_locked(&self) -> bool {
         self.locked.is_held()
     }
 
@@ -159,7 +159,7 @@ impl Default for RawBackoffLock {
 impl core::fmt::Debug for RawBackoffLock {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("RawBackoffLock")
-            .field("locked", &self.is_held())
+            .field("locked", &self.raw_is_locked())
             .field("k", &self.k)
             .field("stats", &self.stats())
             .finish()

@@ -39,15 +39,15 @@ impl RawCasSpinLock {
 
     /// Acquires the lock by retrying a strong CAS until it succeeds.
     #[inline]
-    pub fn acquire(&self) {
-        while !self.try_acquire() {
+    pub(crate) fn raw_lock(&self) {
+        while !self.raw_try_lock() {
             cas_retry();
         }
     }
 
     /// Takes the lock if it is free; one strong CAS, so it never fails on a free lock.
     #[inline]
-    pub fn try_acquire(&self) -> bool {
+    pub(crate) fn raw_try_lock(&self) -> bool {
         self.locked.try_take()
     }
 
@@ -56,13 +56,13 @@ impl RawCasSpinLock {
     /// # Safety
     /// The caller holds the lock.
     #[inline]
-    pub unsafe fn release(&self) {
+    pub(crate) unsafe fn raw_unlock(&self) {
         self.locked.release();
     }
 
     /// Whether the lock is held right now (a momentary snapshot).
     #[inline]
-    pub fn is_held(&self) -> bool {
+    pub(crate) fn raw_is_locked(&self) -> bool {
         self.locked.is_held()
     }
 }
@@ -75,6 +75,6 @@ impl Default for RawCasSpinLock {
 
 impl core::fmt::Debug for RawCasSpinLock {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("RawCasSpinLock").field("locked", &self.is_held()).finish()
+        f.debug_struct("RawCasSpinLock").field("locked", &self.raw_is_locked()).finish()
     }
 }

@@ -19,20 +19,35 @@
 //! assert_eq!(*log_end.lock(), 512);
 //! ```
 //!
+//! The `lock_api` traits are the interface: `RawMutex` on every lock, and `RawMutexFair` +
+//! `RawMutexTimed` on [`RawAbsLock`], as on parking_lot's `RawMutex`. `lock_api` 0.5 is re-exported
+//! ([`lock_api`]) with guard aliases, so these mutexes interoperate with parking_lot 0.13 (which uses
+//! the same `lock_api` 0.5) and need no direct `lock_api` dependency. Statistics are read without
+//! `unsafe` through [`AbsMutexExt`].
+//!
 //! With `--cfg abslock_loom` the crate builds against loom's model checker (see `sync`); the
-//! `lock_api` impls and the `const` constructors are then left out, and the guard-free
-//! `acquire`/`try_acquire`/`release` methods are what models call.
+//! `lock_api` impls and the `const` constructors are then left out, and models drive the locks through
+//! the `ModelLock` trait that exists only in that build.
+
+pub use lock_api;
 
 mod abs;
 mod backoff;
 mod cas_spin;
 mod holder_counter;
 mod lock_flag;
+#[cfg(abslock_loom)]
+mod model;
 mod spin;
 mod sync;
 
+#[cfg(abslock_loom)]
+pub use model::ModelLock;
+
 pub use abs::calibrate::MeasuredCosts;
-pub use abs::config::{AbsConfig, DEFAULT_WINDOW, K_CEILING, YIELD_CEILING};
+pub use abs::config::{AbsConfig, DEFAULT_HANDOFF_AFTER, DEFAULT_WINDOW, K_CEILING, YIELD_CEILING};
+#[cfg(not(abslock_loom))]
+pub use abs::ext::AbsMutexExt;
 pub use abs::lock::RawAbsLock;
 pub use abs::policy::{Decision, WindowStats, decide};
 pub use abs::profile::{AbsProfile, Calibrated, RocketMq};
@@ -51,12 +66,24 @@ pub type BackoffMutex<T> = lock_api::Mutex<RawBackoffLock, T>;
 pub type AbsMutex<T> = lock_api::Mutex<RawAbsLock<Calibrated>, T>;
 /// A mutex on [`RawAbsLock`] with RocketMQ 5.3.2's constants, for comparison.
 pub type AbsRocketMqMutex<T> = lock_api::Mutex<RawAbsLock<RocketMq>, T>;
+/// The guard of an [`AbsMutex`].
+pub type AbsMutexGuard<'a, T> = lock_api::MutexGuard<'a, RawAbsLock<Calibrated>, T>;
+/// The guard of an [`AbsMutex`] mapped to a part of the data (`AbsMutexGuard::map`).
+pub type MappedAbsMutexGuard<'a, T> = lock_api::MappedMutexGuard<'a, RawAbsLock<Calibrated>, T>;
+/// The guard of an [`AbsRocketMqMutex`].
+pub type AbsRocketMqMutexGuard<'a, T> = lock_api::MutexGuard<'a, RawAbsLock<RocketMq>, T>;
+/// The guard of a [`SpinMutex`].
+pub type SpinMutexGuard<'a, T> = lock_api::MutexGuard<'a, RawSpinLock, T>;
+/// The guard of a [`CasSpinMutex`].
+pub type CasSpinMutexGuard<'a, T> = lock_api::MutexGuard<'a, RawCasSpinLock, T>;
+/// The guard of a [`BackoffMutex`].
+pub type BackoffMutexGuard<'a, T> = lock_api::MutexGuard<'a, RawBackoffLock, T>;
 
-/// Implements `lock_api::RawMutex` by forwarding to the guard-free inherent methods.
+/// Implements `lock_api::RawMutex` by forwarding to the crate-private guard-free methods.
 macro_rules! impl_raw_mutex {
     ($ty:ty, $init:expr $(, $p:ident)?) => {
-        // SAFETY: `acquire`/`try_acquire` succeed only by a CAS with Acquire ordering from the free state,
-        // and `release` publishes with Release, so at most one guard exists at a time and the critical
+        // SAFETY: `raw_lock`/`raw_try_lock` succeed only by a CAS with Acquire ordering from a free state
+        // (or a hand-off that keeps the lock held), and `raw_unlock` publishes with Release, so at most one guard exists at a time and the critical
         // section's writes are ordered. The guard is stateless: forgetting it leaves the lock held, which
         // is safe; nothing unwinds while the lock is half-taken.
         #[cfg(not(abslock_loom))]
@@ -67,24 +94,24 @@ macro_rules! impl_raw_mutex {
 
             #[inline]
             fn lock(&self) -> Self::Guard {
-                self.acquire();
+                self.raw_lock();
                 lock_api::GuardSend::new()
             }
 
             #[inline]
             fn try_lock(&self) -> Option<Self::Guard> {
-                self.try_acquire().then(lock_api::GuardSend::new)
+                self.raw_try_lock().then(lock_api::GuardSend::new)
             }
 
             #[inline]
             unsafe fn unlock(&self, _guard: Self::Guard) {
                 // SAFETY: the trait's contract: the guard is from a successful lock of this mutex.
-                unsafe { self.release() }
+                unsafe { self.raw_unlock() }
             }
 
             #[inline]
             fn is_locked(&self) -> bool {
-                self.is_held()
+                self.raw_is_locked()
             }
         }
     };

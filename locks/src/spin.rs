@@ -37,31 +37,31 @@ impl RawSpinLock {
 
     /// Acquires the lock, spinning until it is free. Guard-free form of `lock_api::RawMutex::lock`.
     #[inline]
-    pub fn acquire(&self) {
-        if !self.try_acquire() {
+    pub(crate) fn raw_lock(&self) {
+        if !self.raw_try_lock() {
             self.acquire_slow();
         }
     }
 
     /// Takes the lock if it is free; one strong CAS, so it never fails on a free lock.
     #[inline]
-    pub fn try_acquire(&self) -> bool {
+    pub(crate) fn raw_try_lock(&self) -> bool {
         self.locked.try_take()
     }
 
     /// Releases the lock.
     ///
     /// # Safety
-    /// The caller holds the lock (a successful [`acquire`](Self::acquire) or
-    /// [`try_acquire`](Self::try_acquire) not yet released).
+    /// The caller holds the lock (a successful `raw_lock` or
+    /// `raw_try_lock` not yet released).
     #[inline]
-    pub unsafe fn release(&self) {
+    pub(crate) unsafe fn raw_unlock(&self) {
         self.locked.release();
     }
 
     /// Whether the lock is held right now (a momentary snapshot).
     #[inline]
-    pub fn is_held(&self) -> bool {
+    pub(crate) fn raw_is_locked(&self) -> bool {
         self.locked.is_held()
     }
 
@@ -71,7 +71,7 @@ impl RawSpinLock {
             while self.locked.is_held() {
                 spin_loop();
             }
-            if self.try_acquire() {
+            if self.raw_try_lock() {
                 return;
             }
         }
@@ -86,6 +86,6 @@ impl Default for RawSpinLock {
 
 impl core::fmt::Debug for RawSpinLock {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("RawSpinLock").field("locked", &self.is_held()).finish()
+        f.debug_struct("RawSpinLock").field("locked", &self.raw_is_locked()).finish()
     }
 }

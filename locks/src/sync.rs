@@ -1,17 +1,20 @@
 //! The one place that chooses between `loom` and `std`.
 //!
-//! Everything else in the crate imports atomics, the spin hint, `yield_now` and the futex from here, so
-//! `RUSTFLAGS="--cfg abslock_loom"` swaps the whole crate onto loom's model checker (the habit of
-//! `bytes/src/loom.rs` and crossbeam's `primitive` module).
+//! Everything else in the crate imports atomics, the spin hint, `yield_now` and the parking queue from
+//! here, so `RUSTFLAGS="--cfg abslock_loom"` swaps the whole crate onto loom's model checker (the habit
+//! of `bytes/src/loom.rs` and crossbeam's `primitive` module).
 //!
-//! Under loom the futex is emulated with a loom `Mutex<()>` + `Condvar` per lock: `wait` re-checks the
-//! word under the mutex and `wake_one` takes the mutex before notifying, which gives futex semantics
-//! (no wake-up can slip between the check and the sleep).
+//! Parking goes through [`ParkQueue`]: with std it is `parking_lot_core`'s global table keyed by the
+//! lock's address (park with a deadline, unpark one thread with a token, so an unlock can hand the lock
+//! over directly); under loom it is a loom `Mutex` + `Condvar` per lock with the same contract: the
+//! `validate` and unpark callbacks run under the queue's mutex, so no wake-up slips between the check
+//! and the sleep. A deadline under loom is modelled as one that has already passed when the thread
+//! would sleep, which explores the time-out path.
 
 #[cfg(abslock_loom)]
-pub(crate) use loom::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+pub(crate) use loom::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
 #[cfg(not(abslock_loom))]
-pub(crate) use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+pub(crate) use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
 
 /// Not modelled by loom: used only for the optional decision trace, which loom models never enable.
 pub(crate) use std::sync::{Mutex as TraceMutex, OnceLock};
@@ -58,56 +61,183 @@ macro_rules! loom_const_fn {
 }
 pub(crate) use loom_const_fn;
 
-/// A 32-bit word that threads can sleep on until it changes (Linux `futex`, or the emulation above).
-pub(crate) struct Futex {
-    word: AtomicU32,
-    #[cfg(abslock_loom)]
-    sleep: loom::sync::Mutex<()>,
-    #[cfg(abslock_loom)]
-    woken: loom::sync::Condvar,
+/// When a timed wait gives up: an `Instant` with std; under loom a marker meaning "already passed".
+#[cfg(not(abslock_loom))]
+pub(crate) type Deadline = std::time::Instant;
+/// When a timed wait gives up: an `Instant` with std; under loom a marker meaning "already passed".
+#[cfg(abslock_loom)]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Deadline;
+
+/// How a [`ParkQueue::park`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Parked {
+    /// An unpark chose us and passed this token.
+    Unparked(usize),
+    /// `validate` returned false; we never slept.
+    Invalid,
+    /// The deadline passed first; `timed_out` ran.
+    TimedOut,
 }
 
-impl Futex {
+/// What [`ParkQueue::unpark_first`] saw, passed to its callback under the queue lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Unparking {
+    /// The park token of the thread being woken, if one matched.
+    pub(crate) woken: Option<usize>,
+    /// Whether other threads stay parked on this queue.
+    pub(crate) more: bool,
+    /// Whether another parked thread also matched.
+    pub(crate) more_matching: bool,
+}
+
+/// The threads parked on one lock. Zero-sized with std: the queue lives in `parking_lot_core`'s table
+/// under a `key`, which every caller sets to the address of its lock's (non-zero-sized) state word, so
+/// no other primitive shares it. Under loom the key is ignored.
+pub(crate) struct ParkQueue {
+    #[cfg(abslock_loom)]
+    queue: loom::sync::Mutex<LoomQueue>,
+    #[cfg(abslock_loom)]
+    changed: loom::sync::Condvar,
+}
+
+#[cfg(abslock_loom)]
+#[derive(Default)]
+struct LoomQueue {
+    next_id: usize,
+    /// (thread id, park token), oldest first.
+    parked: std::collections::VecDeque<(usize, usize)>,
+    /// (thread id, unpark token) for threads chosen but not yet returned.
+    woken: Vec<(usize, usize)>,
+}
+
+impl ParkQueue {
     loom_const_fn! {
-        /// A word holding `value`, with nobody asleep on it.
-        pub(crate) fn new(value: u32) -> Self {
-            Futex {
-                word: AtomicU32::new(value),
+        /// An empty queue.
+        pub(crate) fn new() -> Self {
+            ParkQueue {
                 #[cfg(abslock_loom)]
-                sleep: loom::sync::Mutex::new(()),
+                queue: loom::sync::Mutex::new(LoomQueue { next_id: 0, parked: std::collections::VecDeque::new(), woken: Vec::new() }),
                 #[cfg(abslock_loom)]
-                woken: loom::sync::Condvar::new(),
+                changed: loom::sync::Condvar::new(),
             }
         }
     }
 
-    /// The atomic word itself.
-    #[inline]
-    pub(crate) fn word(&self) -> &AtomicU32 {
-        &self.word
-    }
-
-    /// Sleeps while the word equals `expected`. May return spuriously; callers re-check.
-    pub(crate) fn wait(&self, expected: u32) {
-        #[cfg(not(abslock_loom))]
-        atomic_wait::wait(&self.word, expected);
-        #[cfg(abslock_loom)]
-        {
-            let guard = self.sleep.lock().unwrap();
-            if self.word.load(Ordering::SeqCst) == expected {
-                drop(self.woken.wait(guard).unwrap());
-            }
+    /// Sleeps until an unpark picks this thread, if `validate()` (run under the queue lock) says so;
+    /// `timed_out(was_last)` runs under the queue lock if `deadline` passes first.
+    #[cfg(not(abslock_loom))]
+    pub(crate) fn park(
+        &self,
+        key: usize,
+        validate: impl FnOnce() -> bool,
+        timed_out: impl FnOnce(bool),
+        token: usize,
+        deadline: Option<Deadline>,
+    ) -> Parked {
+        // SAFETY: the key is the address of the owning lock's state word (callers' contract), which
+        // no other primitive parks on; `validate` and `timed_out` only touch atomics (no unwinding, no call
+        // into parking_lot).
+        let result = unsafe {
+            parking_lot_core::park(
+                key,
+                validate,
+                || {},
+                |_, was_last| timed_out(was_last),
+                parking_lot_core::ParkToken(token),
+                deadline,
+            )
+        };
+        match result {
+            parking_lot_core::ParkResult::Unparked(t) => Parked::Unparked(t.0),
+            parking_lot_core::ParkResult::Invalid => Parked::Invalid,
+            parking_lot_core::ParkResult::TimedOut => Parked::TimedOut,
         }
     }
 
-    /// Wakes at most one thread sleeping in [`Futex::wait`].
-    pub(crate) fn wake_one(&self) {
-        #[cfg(not(abslock_loom))]
-        atomic_wait::wake_one(&self.word);
-        #[cfg(abslock_loom)]
-        {
-            let _guard = self.sleep.lock().unwrap();
-            self.woken.notify_one();
+    /// Wakes the longest-parked thread whose park token satisfies `pick`, if any; `callback` runs under
+    /// the queue lock, sees who is woken and returns the token that thread receives.
+    #[cfg(not(abslock_loom))]
+    pub(crate) fn unpark_first(
+        &self,
+        key: usize,
+        pick: impl Fn(usize) -> bool,
+        callback: impl FnOnce(Unparking) -> usize,
+    ) {
+        let (woken, more_matching) = (core::cell::Cell::new(None), core::cell::Cell::new(false));
+        let filter = |t: parking_lot_core::ParkToken| {
+            if !pick(t.0) {
+                parking_lot_core::FilterOp::Skip
+            } else if woken.get().is_none() {
+                woken.set(Some(t.0));
+                parking_lot_core::FilterOp::Unpark
+            } else {
+                more_matching.set(true);
+                parking_lot_core::FilterOp::Stop
+            }
+        };
+        // SAFETY: as in `park`; the filter and the callback only touch atomics and locals.
+        unsafe {
+            parking_lot_core::unpark_filter(key, filter, |r| {
+                let seen =
+                    Unparking { woken: woken.get(), more: r.have_more_threads, more_matching: more_matching.get() };
+                parking_lot_core::UnparkToken(callback(seen))
+            });
+        }
+    }
+
+    /// Loom emulation of [`park`](Self::park) (see the module comment).
+    #[cfg(abslock_loom)]
+    pub(crate) fn park(
+        &self,
+        key: usize,
+        validate: impl FnOnce() -> bool,
+        timed_out: impl FnOnce(bool),
+        token: usize,
+        deadline: Option<Deadline>,
+    ) -> Parked {
+        let _ = key;
+        let mut q = self.queue.lock().unwrap();
+        if !validate() {
+            return Parked::Invalid;
+        }
+        let id = q.next_id;
+        q.next_id += 1;
+        q.parked.push_back((id, token));
+        loop {
+            if let Some(i) = q.woken.iter().position(|&(w, _)| w == id) {
+                return Parked::Unparked(q.woken.swap_remove(i).1);
+            }
+            if deadline.is_some() {
+                q.parked.retain(|&(w, _)| w != id);
+                timed_out(q.parked.is_empty());
+                return Parked::TimedOut;
+            }
+            q = self.changed.wait(q).unwrap();
+        }
+    }
+
+    /// Loom emulation of [`unpark_first`](Self::unpark_first).
+    #[cfg(abslock_loom)]
+    pub(crate) fn unpark_first(
+        &self,
+        key: usize,
+        pick: impl Fn(usize) -> bool,
+        callback: impl FnOnce(Unparking) -> usize,
+    ) {
+        let _ = key;
+        let mut q = self.queue.lock().unwrap();
+        let chosen = q.parked.iter().position(|&(_, t)| pick(t));
+        let head = chosen.and_then(|i| q.parked.remove(i));
+        let info = Unparking {
+            woken: head.map(|(_, t)| t),
+            more: !q.parked.is_empty(),
+            more_matching: q.parked.iter().any(|&(_, t)| pick(t)),
+        };
+        let token = callback(info);
+        if let Some((id, _)) = head {
+            q.woken.push((id, token));
+            self.changed.notify_all();
         }
     }
 }

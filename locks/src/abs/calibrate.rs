@@ -12,8 +12,9 @@ pub struct MeasuredCosts {
 }
 
 impl MeasuredCosts {
-    /// The figures DESIGN.md records for this project's 2-core machines: a pause ~25 ns, a yield
-    /// ~0.5 us, a futex hand-off ~20 us. Used under loom and to replace unusable measurements.
+    /// The figures measured on this project's 2-core reference machine (`docs/abs.md`, "Reference
+    /// costs"): a pause ~25 ns, a yield ~0.5 us, a futex hand-off ~20 us. Used under loom, until the
+    /// measurement lands, and to replace unusable measurements.
     pub const REFERENCE: MeasuredCosts =
         MeasuredCosts { spin_ns: 25.0, yield_ns: 500.0, handoff_ns: 20_000.0 };
 
@@ -27,8 +28,10 @@ impl MeasuredCosts {
         }
     }
 
-    /// Measures the three costs (~20 ms; spawns one helper thread for the hand-off). Each figure is the
-    /// minimum over a few runs, which filters out preemption by other load on a shared machine.
+    /// Measures the three costs (~30 ms; spawns one helper thread for the hand-off). Each figure is a
+    /// low quantile (the 10th percentile) of many individually timed samples: preemption and other load
+    /// on a shared machine only ever add time to a sample, so a low quantile tracks the undisturbed cost
+    /// and moves little from run to run, while the minimum would chase one lucky sample.
     #[cfg(not(abslock_loom))]
     pub fn measure() -> MeasuredCosts {
         measure::run()
@@ -44,66 +47,76 @@ mod measure {
     use std::sync::atomic::{AtomicU32, Ordering};
     use std::time::Instant;
 
-    const RUNS: usize = 3;
-    const SPINS: u32 = 20_000;
-    const YIELDS: u32 = 1_000;
-    const ROUND_TRIPS: u32 = 100;
+    /// Samples per cost.
+    const SAMPLES: usize = 201;
+    /// Pauses per spin sample (long enough that reading the clock is noise).
+    const SPINS_PER_SAMPLE: u32 = 200;
+    /// The quantile taken, in percent.
+    const QUANTILE: usize = 10;
 
     pub(super) fn run() -> MeasuredCosts {
         MeasuredCosts {
-            spin_ns: min_of(|| per_op(SPINS, spin_once)),
-            yield_ns: min_of(|| per_op(YIELDS, std::thread::yield_now)),
-            handoff_ns: min_of(handoff),
+            spin_ns: low_quantile((0..SAMPLES).map(|_| spin_sample()).collect()),
+            yield_ns: low_quantile((0..SAMPLES).map(|_| timed(std::thread::yield_now)).collect()),
+            handoff_ns: low_quantile(handoffs()),
         }
     }
 
-    fn min_of(mut f: impl FnMut() -> f64) -> f64 {
-        (0..RUNS).map(|_| f()).fold(f64::INFINITY, f64::min)
+    fn low_quantile(mut v: Vec<f64>) -> f64 {
+        v.retain(|x| x.is_finite());
+        if v.is_empty() {
+            return f64::NAN;
+        }
+        v.sort_by(f64::total_cmp);
+        v[(v.len() - 1) * QUANTILE / 100]
     }
 
-    fn per_op(n: u32, mut op: impl FnMut()) -> f64 {
+    fn timed(op: impl FnOnce()) -> f64 {
         let start = Instant::now();
-        for _ in 0..n {
-            op();
-        }
-        start.elapsed().as_nanos() as f64 / f64::from(n)
+        op();
+        start.elapsed().as_nanos() as f64
     }
 
-    fn spin_once() {
+    fn spin_sample() -> f64 {
         static WORD: AtomicU32 = AtomicU32::new(0);
-        black_box(WORD.load(Ordering::Relaxed));
-        std::hint::spin_loop();
+        timed(|| {
+            for _ in 0..SPINS_PER_SAMPLE {
+                black_box(WORD.load(Ordering::Relaxed));
+                std::hint::spin_loop();
+            }
+        }) / f64::from(SPINS_PER_SAMPLE)
     }
 
-    /// Ping-pong through a futex: each side sleeps until the other flips the word. One round trip is two
-    /// hand-offs.
-    fn handoff() -> f64 {
-        let word = Arc::new(AtomicU32::new(0));
+    /// Ping-pong through `thread::park`/`unpark` (a futex on Linux): each round trip, timed alone, is
+    /// two hand-offs.
+    fn handoffs() -> Vec<f64> {
+        let turn = Arc::new(AtomicU32::new(0));
+        let main = std::thread::current();
         let peer = {
-            let word = Arc::clone(&word);
+            let (turn, main) = (Arc::clone(&turn), main.clone());
             std::thread::spawn(move || {
-                for i in 0..ROUND_TRIPS {
-                    let ping = 2 * i + 1;
-                    while word.load(Ordering::Acquire) != ping {
-                        atomic_wait::wait(&word, 2 * i);
+                for i in 0..SAMPLES as u32 {
+                    while turn.load(Ordering::Acquire) != 2 * i + 1 {
+                        std::thread::park();
                     }
-                    word.store(ping + 1, Ordering::Release);
-                    atomic_wait::wake_one(&*word);
+                    turn.store(2 * i + 2, Ordering::Release);
+                    main.unpark();
                 }
             })
         };
-        let start = Instant::now();
-        for i in 0..ROUND_TRIPS {
-            word.store(2 * i + 1, Ordering::Release);
-            atomic_wait::wake_one(&*word);
-            while word.load(Ordering::Acquire) != 2 * i + 2 {
-                atomic_wait::wait(&word, 2 * i + 1);
+        let mut samples = Vec::with_capacity(SAMPLES);
+        for i in 0..SAMPLES as u32 {
+            let start = Instant::now();
+            turn.store(2 * i + 1, Ordering::Release);
+            peer.thread().unpark();
+            while turn.load(Ordering::Acquire) != 2 * i + 2 {
+                std::thread::park();
             }
+            samples.push(start.elapsed().as_nanos() as f64 / 2.0);
         }
-        let elapsed = start.elapsed().as_nanos() as f64;
         // A failed join means the peer panicked, which the loop above could not have survived.
         let _ = peer.join();
-        elapsed / f64::from(2 * ROUND_TRIPS)
+        samples
     }
 
     #[cfg(test)]
@@ -114,6 +127,14 @@ mod measure {
             for v in [c.spin_ns, c.yield_ns, c.handoff_ns] {
                 assert!(v.is_finite() && v > 0.0, "{c:?}");
             }
+        }
+
+        #[test]
+        fn low_quantile_ignores_slow_outliers() {
+            let mut v: Vec<f64> = (1..=100).map(f64::from).collect();
+            v.extend([1e9; 50]);
+            assert_eq!(super::low_quantile(v), 15.0);
+            assert!(super::low_quantile(vec![f64::NAN]).is_nan());
         }
     }
 }

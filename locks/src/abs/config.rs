@@ -1,6 +1,10 @@
 //! [`AbsConfig`]: the bounds and ratios the adaptive lock tunes itself within.
 
 use super::calibrate::MeasuredCosts;
+use crate::sync::OnceLock;
+
+/// The measured configuration, once [`AbsConfig::calibrated`] has run.
+static CALIBRATED: OnceLock<AbsConfig> = OnceLock::new();
 
 /// Tuning bounds of [`RawAbsLock`](crate::RawAbsLock). All k values count spin iterations (one read and
 /// one pause hint each); windows count acquisitions.
@@ -31,6 +35,46 @@ pub struct AbsConfig {
     /// Acquisitions per adaptation window (a multiple of
     /// [`AbsProfile::CHECK_INTERVAL`](crate::AbsProfile::CHECK_INTERVAL) in effect).
     pub window: u32,
+    /// Waiters that may spin at once; a waiter that finds this many spinning or yielding goes straight
+    /// to yielding (Go's `canSpin`: spinning only pays while a core is free). `0`: the number of cores
+    /// minus one (at least 1). `u32::MAX`: no limit (RocketMQ). Ours.
+    pub max_spinners: u32,
+    /// Waiters that may spin or yield at once; a newcomer that finds this many parks at once, so the
+    /// threads circulating over the lock stay at what saturates it (concurrency restriction, Dice,
+    /// "Malthusian Locks", EuroSys 2017). `0`: the number of cores. `u32::MAX`: no limit. Ours.
+    pub max_active: u32,
+    /// Wake-ups a parked thread may lose to barging threads before the next unlock hands the lock to it
+    /// directly (starvation bound, as Go's starvation mode). `u32::MAX`: never (RocketMQ). Ours.
+    pub handoff_after: u32,
+}
+
+/// [`AbsConfig`]'s thread limits with `0` resolved against this machine's core count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Limits {
+    pub(crate) max_spinners: u32,
+    pub(crate) max_active: u32,
+    pub(crate) handoff_after: u32,
+}
+
+/// `std::thread::available_parallelism`, read once per process (a syscall), 1 if unknown.
+#[cfg(not(abslock_loom))]
+pub(crate) fn cores() -> u32 {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static CORES: AtomicU32 = AtomicU32::new(0);
+    match CORES.load(Ordering::Relaxed) {
+        0 => {
+            let n = std::thread::available_parallelism().map_or(1, |n| u32::try_from(n.get()).unwrap_or(u32::MAX));
+            CORES.store(n, Ordering::Relaxed);
+            n
+        }
+        n => n,
+    }
+}
+
+/// Under loom the models assume the project's 2-core machine.
+#[cfg(abslock_loom)]
+pub(crate) fn cores() -> u32 {
+    2
 }
 
 /// Upper clamp for any derived k, whatever the measured costs (1 000 000 pauses is ~25 ms here).
@@ -39,6 +83,8 @@ pub const K_CEILING: u32 = 1_000_000;
 pub const YIELD_CEILING: u32 = 10_000;
 /// Default adaptation window, in acquisitions (ours; RocketMQ uses one wall-clock second).
 pub const DEFAULT_WINDOW: u32 = 1024;
+/// Default starvation bound: wake-ups a parked thread may lose before it is handed the lock (ours).
+pub const DEFAULT_HANDOFF_AFTER: u32 = 2;
 
 impl AbsConfig {
     /// RocketMQ 5.3.2's `AdaptiveBackOffSpinLockImpl` constants: k from 1000 (its initial and minimum
@@ -57,23 +103,46 @@ impl AbsConfig {
         max_yields: u32::MAX,
         park_spins: 0,
         window: DEFAULT_WINDOW,
+        max_spinners: u32::MAX,
+        max_active: u32::MAX,
+        handoff_after: u32::MAX,
     };
 
-    /// The configuration derived from this machine's costs, measured once per process (~20 ms on the
-    /// first call; later calls return the same value). See [`AbsConfig::from_costs`].
+    /// The configuration derived from this machine's costs, measured once per process: the first call
+    /// measures (~30 ms, on the caller's thread), later calls return the same value. Call it at start-up
+    /// to have measured bounds from the first acquisition; locks never wait for it (they use
+    /// [`AbsConfig::calibrated_or_reference`]).
     #[cfg(not(abslock_loom))]
     pub fn calibrated() -> &'static AbsConfig {
-        use crate::sync::OnceLock;
-        static CALIBRATED: OnceLock<AbsConfig> = OnceLock::new();
         CALIBRATED.get_or_init(|| AbsConfig::from_costs(&MeasuredCosts::measure()))
     }
 
-    /// Under loom no measurement runs: the config is derived from DESIGN.md's figures.
+    /// Under loom no measurement runs: the config is derived from [`MeasuredCosts::REFERENCE`].
     #[cfg(abslock_loom)]
     pub fn calibrated() -> &'static AbsConfig {
-        use crate::sync::OnceLock;
-        static CALIBRATED: OnceLock<AbsConfig> = OnceLock::new();
         CALIBRATED.get_or_init(|| AbsConfig::from_costs(&MeasuredCosts::REFERENCE))
+    }
+
+    /// The calibrated configuration if it is ready, else the one derived from
+    /// [`MeasuredCosts::REFERENCE`], after starting the measurement once on a background thread. Never
+    /// blocks, so a lock works with sane bounds from its first acquisition and switches to the measured
+    /// ones when they land (what [`Calibrated`](crate::Calibrated) locks call).
+    pub fn calibrated_or_reference() -> &'static AbsConfig {
+        if let Some(c) = CALIBRATED.get() {
+            return c;
+        }
+        #[cfg(not(abslock_loom))]
+        {
+            static STARTED: std::sync::Once = std::sync::Once::new();
+            STARTED.call_once(|| {
+                // If the thread cannot be spawned, the reference bounds stay in force.
+                let _ = std::thread::Builder::new().name("abslock-calibrate".into()).spawn(|| {
+                    let _ = AbsConfig::calibrated();
+                });
+            });
+        }
+        static REFERENCE: OnceLock<AbsConfig> = OnceLock::new();
+        REFERENCE.get_or_init(|| AbsConfig::from_costs(&MeasuredCosts::REFERENCE))
     }
 
     /// Derives bounds from measured costs by the spin-then-block rule (Karlin, Li, Manasse and Owicki,
@@ -106,6 +175,20 @@ impl AbsConfig {
             max_yields,
             park_spins: k_min,
             window: DEFAULT_WINDOW,
+            max_spinners: 0,
+            max_active: 0,
+            handoff_after: DEFAULT_HANDOFF_AFTER,
+        }
+    }
+
+    /// The thread limits with `0` replaced by this machine's figures.
+    pub(crate) fn limits(&self) -> Limits {
+        let cores = cores().max(1);
+        let pick = |v: u32, auto: u32| if v == 0 { auto.max(1) } else { v };
+        Limits {
+            max_spinners: pick(self.max_spinners, cores - 1),
+            max_active: pick(self.max_active, cores),
+            handoff_after: self.handoff_after,
         }
     }
 
@@ -137,7 +220,7 @@ mod tests {
     }
 
     #[test]
-    fn reference_costs_give_design_md_bounds() {
+    fn reference_costs_give_documented_bounds() {
         let c = AbsConfig::from_costs(&MeasuredCosts::REFERENCE);
         // 500 ns yield / 25 ns spin, 20 us hand-off / 25 ns spin, 20 us / 500 ns.
         assert_eq!((c.k_min, c.k_max, c.max_yields), (20, 800, 40));

@@ -1,4 +1,4 @@
-//! [`RawAbsLock`]: the adaptive backoff-spin lock on one futex word.
+//! [`RawAbsLock`]: the adaptive backoff-spin lock: one lock byte, a parking queue, and a policy.
 
 use core::marker::PhantomData;
 
@@ -8,15 +8,29 @@ use super::profile::{AbsProfile, Calibrated};
 use super::stats::{AbsStats, Mode, TracePoint};
 use crate::holder_counter::HolderCounter;
 use crate::sync::{
-    AtomicU32, AtomicU64, Futex, OnceLock, Ordering, TraceMutex, loom_const_fn, spin_loop, yield_now,
+    AtomicU8, AtomicU32, AtomicU64, Deadline, OnceLock, Ordering, ParkQueue, Parked, TraceMutex, loom_const_fn,
+    spin_loop, yield_now,
 };
 
-/// Lock word: nobody holds the lock.
-const UNLOCKED: u32 = 0;
-/// Lock word: held, and no waiter is asleep on the futex.
-const LOCKED: u32 = 1;
-/// Lock word: held, and a waiter may be asleep; the unlocker must wake one.
-const LOCKED_PARKED: u32 = 2;
+/// Lock word bit: held.
+const LOCKED: u8 = 1;
+/// Lock word bit: a thread may be parked; the unlocker must look at the queue.
+const PARKED: u8 = 2;
+/// Lock word bit: a parked thread has lost the race after a wake-up `handoff_after` times; the next
+/// unlock hands the lock to it directly and newcomers do not barge.
+const STARVING: u8 = 4;
+
+/// Unpark token: the lock is free again; race for it.
+const TOKEN_RETRY: usize = 0;
+/// Unpark token: the lock was handed to you; you hold it.
+const TOKEN_HANDOFF: usize = 1;
+
+/// Waiter register: one unit per thread in the slow path.
+const WAITER: u32 = 1 << 16;
+/// Waiter register: one unit per waiter spinning or yielding (not parked).
+const ACTIVE: u32 = 1;
+/// Waiter register: the bits counting active waiters.
+const ACTIVE_MASK: u32 = WAITER - 1;
 
 /// Policy word: set once the policy has been initialised from the profile's config.
 const POLICY_SET: u32 = 1 << 30;
@@ -25,40 +39,46 @@ const POLICY_PARK: u32 = 1 << 31;
 /// Policy word: the bits holding k.
 const POLICY_K: u32 = POLICY_SET - 1;
 
-/// The adaptive backoff-spin (ABS) lock: one futex word for mutual exclusion, an adaptive policy for how
-/// waiters wait.
+/// Longest single pause burst of the exponential back-off, in pause hints (crossbeam `Backoff` stops
+/// doubling at 2^6).
+const MAX_BURST: u32 = 64;
+
+/// The adaptive backoff-spin (ABS) lock.
 ///
-/// | lock word | meaning |
-/// |---|---|
-/// | `0` | free |
-/// | `1` | held; no waiter asleep |
-/// | `2` | held; a waiter may be asleep on the futex, so `unlock` wakes one |
+/// | lock word (bits) | meaning | who may take it |
+/// |---|---|---|
+/// | `0` | free | anyone: the fast path is one CAS `0 -> LOCKED` |
+/// | `LOCKED` | held, nobody parked | the holder unlocks with one CAS `LOCKED -> 0` |
+/// | `PARKED` | free, threads parked | a waiter's CAS; the unlocker already woke one |
+/// | `LOCKED\|PARKED` | held, threads parked | unlock wakes the oldest parked thread, then races |
+/// | `LOCKED\|PARKED\|STARVING` | held, a parked thread is starving | unlock hands the lock to it (never free) |
 ///
-/// Invariant: while any thread sleeps on the word, the word is `2` or a wake-up is in flight to a
-/// thread that will take the lock with `2`. Every path that may sleep first swaps in `2`, and a thread
-/// that has slept only ever acquires with `2`, as in std's futex mutex. The *mode* (spin with k, or
-/// park) lives in a separate policy word and only decides how long a waiter spins and yields before it
-/// sleeps; no acquisition or release reads it, so mutual exclusion never depends on it and switching
-/// mode is a single store. `docs/abs.md` gives the full argument; `loom-tests/` checks it.
+/// Waiters wait in three stages, each bounded: **spin** (read the word, pause 1, 2, 4 ... 64 times,
+/// until k pauses are spent; only while the waiters spinning or yielding leave a core free, as Go's
+/// `canSpin`), **yield** (`sched_yield`, then read, up to `max_yields` times), **park** (on the lock's
+/// queue until an unlock wakes it). A newcomer that finds `max_active` waiters already circulating parks
+/// at once (concurrency restriction), and a thread woken `handoff_after` times without winning parks as
+/// starving: the next unlock hands the lock over directly (starvation bound).
 ///
-/// - **Fast path**: one CAS `0 -> 1`, then the holder bumps plain counters (no atomic RMW); unlock is
-///   one swap, plus a futex wake only if the word said `2`.
-/// - **Slow path** (spin mode): spin up to k times (a read, a CAS when free, a pause), then
-///   `yield_now`, repeat; after `max_yields` yields, park. (Park mode): spin `park_spins`, then park.
-/// - **Adaptation**: every window of acquisitions the holder feeds [`WindowStats`] to [`decide`]: raise
-///   k while k spins ran out at least once per `raise_ratio` acquisitions, lower it when at most once per
-///   `lower_ratio`, switch to park mode when k is at `k_max` and spinning still fails, return
-///   when contention (mean waiters per acquisition) falls to `return_percent` of the switch level.
+/// The *mode* and k live in a policy word that only decides how long a waiter spins and yields; the
+/// holder adapts them once per window of acquisitions (RocketMQ's rule, see [`decide`]), and no
+/// acquisition or release depends on them, so [`set_mode`](Self::set_mode) is safe at any moment.
 ///
-/// `P` picks the [`AbsConfig`]: [`Calibrated`] (default, measured on this machine) or
-/// [`RocketMq`](crate::RocketMq). Size: ~144 bytes; statistics take most of it.
+/// # Layout (`size_of` = 256 bytes, align 64)
+/// Four 64-byte lines, one per access pattern, so no counter write or waiter RMW touches the lock
+/// word's line: (1) the lock byte and the policy word (the policy changes once per window at most);
+/// (2, 3) counters written only by the holder with plain stores; (4) the waiter register (two RMWs per
+/// contended acquisition), the rare RMW counters and the trace pointer. A waiter keeps its tally in
+/// registers and adds it once, when it holds the lock.
 ///
-/// Source: RocketMQ 5.3.2 `org.apache.rocketmq.store.lock.AdaptiveBackOffSpinLockImpl` (PR #8663) and
-/// "Beyond the Bottleneck: Enhancing High-Concurrency Systems with Lock Tuning" (FM 2024), re-designed
-/// around a single lock word instead of swapping two inner locks (ours).
+/// Source: RocketMQ 5.3.2 `org.apache.rocketmq.store.lock.AdaptiveBackOffSpinLockImpl` (the adaptation
+/// rule), parking_lot's `RawMutex` (lock byte, parking, fair unlock), Go's `sync.Mutex` (canSpin,
+/// starvation mode), Dice, "Malthusian Locks" (EuroSys 2017; concurrency restriction). `docs/abs.md`
+/// gives the full argument; `loom-tests/` checks it.
 ///
 /// # Examples
 /// ```
+/// use abslock::AbsMutexExt;
 /// let m = abslock::AbsMutex::new(0_u64);
 /// std::thread::scope(|s| {
 ///     for _ in 0..4 {
@@ -66,31 +86,49 @@ const POLICY_K: u32 = POLICY_SET - 1;
 ///     }
 /// });
 /// assert_eq!(*m.lock(), 4000);
-/// // SAFETY: `raw()` is used to read statistics only, never to unlock.
-/// let stats = unsafe { m.raw() }.stats();
-/// assert_eq!(stats.acquisitions, 4001);
+/// assert_eq!(m.stats().acquisitions, 4001);
 /// ```
+#[repr(C)]
 pub struct RawAbsLock<P: AbsProfile = Calibrated> {
-    state: Futex,
+    hot: Hot,
+    counters: Counters,
+    shared: Shared,
+    _profile: PhantomData<fn() -> P>,
+}
+
+/// Line 1: what every acquisition and every waiter reads.
+#[repr(C, align(64))]
+struct Hot {
+    state: AtomicU8,
     policy: AtomicU32,
-    /// Threads in the slow path. Written with RMWs, on the slow path only.
-    waiters: AtomicU32,
-    /// Times a waiter's k spins ran out without the lock (RocketMQ's "r"). Counted when it happens, on
-    /// the slow path, so waiters that starve while the holder re-acquires are counted too.
-    run_outs: AtomicU64,
-    mode_switches: AtomicU64,
+    queue: ParkQueue,
+}
+
+/// Lines 2-3: written by the lock holder only (plain stores).
+#[repr(C, align(64))]
+struct Counters {
     acquisitions: HolderCounter,
     contended: HolderCounter,
     spins: HolderCounter,
     yields: HolderCounter,
     parks: HolderCounter,
+    run_outs: HolderCounter,
+    handoffs: HolderCounter,
     waiters_seen: HolderCounter,
     window_acquisitions: HolderCounter,
     window_run_outs: HolderCounter,
     window_waiters_seen: HolderCounter,
     critical_milli: HolderCounter,
-    trace: OnceLock<TraceMutex<TraceBuffer>>,
-    _profile: PhantomData<fn() -> P>,
+}
+
+/// Line 4: updated by waiters with RMWs, or rarely.
+#[repr(C, align(64))]
+struct Shared {
+    /// `WAITER` per thread in the slow path plus `ACTIVE` per waiter not parked.
+    waiters: AtomicU32,
+    mode_switches: AtomicU64,
+    timeouts: AtomicU64,
+    trace: OnceLock<Box<TraceMutex<TraceBuffer>>>,
 }
 
 struct TraceBuffer {
@@ -104,6 +142,8 @@ struct WaitTally {
     spins: u64,
     yields: u64,
     parks: u64,
+    run_outs: u64,
+    handoff: bool,
 }
 
 impl<P: AbsProfile> RawAbsLock<P> {
@@ -111,62 +151,119 @@ impl<P: AbsProfile> RawAbsLock<P> {
         /// A free lock in spin mode; k comes from `P`'s config on first use.
         pub fn new() -> Self {
             RawAbsLock {
-                state: Futex::new(UNLOCKED),
-                policy: AtomicU32::new(0),
-                waiters: AtomicU32::new(0),
-                run_outs: AtomicU64::new(0),
-                mode_switches: AtomicU64::new(0),
-                acquisitions: HolderCounter::new(),
-                contended: HolderCounter::new(),
-                spins: HolderCounter::new(),
-                yields: HolderCounter::new(),
-                parks: HolderCounter::new(),
-                waiters_seen: HolderCounter::new(),
-                window_acquisitions: HolderCounter::new(),
-                window_run_outs: HolderCounter::new(),
-                window_waiters_seen: HolderCounter::new(),
-                critical_milli: HolderCounter::new(),
-                trace: OnceLock::new(),
+                hot: Hot { state: AtomicU8::new(0), policy: AtomicU32::new(0), queue: ParkQueue::new() },
+                counters: Counters {
+                    acquisitions: HolderCounter::new(),
+                    contended: HolderCounter::new(),
+                    spins: HolderCounter::new(),
+                    yields: HolderCounter::new(),
+                    parks: HolderCounter::new(),
+                    run_outs: HolderCounter::new(),
+                    handoffs: HolderCounter::new(),
+                    waiters_seen: HolderCounter::new(),
+                    window_acquisitions: HolderCounter::new(),
+                    window_run_outs: HolderCounter::new(),
+                    window_waiters_seen: HolderCounter::new(),
+                    critical_milli: HolderCounter::new(),
+                },
+                shared: Shared {
+                    waiters: AtomicU32::new(0),
+                    mode_switches: AtomicU64::new(0),
+                    timeouts: AtomicU64::new(0),
+                    trace: OnceLock::new(),
+                },
                 _profile: PhantomData,
             }
         }
     }
 
-    /// Acquires the lock (guard-free form of `lock_api::RawMutex::lock`).
+    /// Acquires the lock (the body of `lock_api::RawMutex::lock`).
     #[inline]
-    pub fn acquire(&self) {
-        if self.cas(UNLOCKED, LOCKED) {
+    pub(crate) fn raw_lock(&self) {
+        if self.cas(0, LOCKED) {
             self.note_acquisition();
         } else {
-            self.acquire_slow();
+            self.lock_slow(None);
         }
     }
 
-    /// Takes the lock if it is free; one strong CAS, so it never fails on a free lock.
-    #[inline]
-    pub fn try_acquire(&self) -> bool {
-        let ok = self.cas(UNLOCKED, LOCKED);
-        if ok {
+    /// Acquires the lock unless `deadline` passes first while parked; true if acquired.
+    #[cfg(not(abslock_loom))]
+    pub(crate) fn raw_lock_until(&self, deadline: Deadline) -> bool {
+        if self.cas(0, LOCKED) {
             self.note_acquisition();
+            true
+        } else {
+            self.lock_slow(Some(deadline))
         }
-        ok
     }
 
-    /// Releases the lock, waking one sleeper if the word says there may be one.
+    /// Acquires the lock unless a (modelled) deadline passes while parked; true if acquired.
+    #[cfg(abslock_loom)]
+    pub(crate) fn raw_lock_timed(&self) -> bool {
+        if self.cas(0, LOCKED) {
+            self.note_acquisition();
+            true
+        } else {
+            self.lock_slow(Some(Deadline))
+        }
+    }
+
+    /// Takes the lock if it is free and nobody is starving; never fails on a free, idle lock.
+    #[inline]
+    pub(crate) fn raw_try_lock(&self) -> bool {
+        let mut state = self.hot.state.load(Ordering::Relaxed);
+        loop {
+            if state & (LOCKED | STARVING) != 0 {
+                return false;
+            }
+            match self.hot.state.compare_exchange_weak(
+                state,
+                state | LOCKED,
+                Ordering::Acquire,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => {
+                    self.note_acquisition();
+                    return true;
+                }
+                Err(seen) => state = seen,
+            }
+        }
+    }
+
+    /// Releases the lock: one CAS when nobody is parked; otherwise wakes one thread, or hands the lock
+    /// to a starving one.
     ///
     /// # Safety
     /// The caller holds the lock.
     #[inline]
-    pub unsafe fn release(&self) {
-        if self.state.word().swap(UNLOCKED, Ordering::Release) == LOCKED_PARKED {
-            self.wake_one();
+    pub(crate) unsafe fn raw_unlock(&self) {
+        if !self.cas_release(LOCKED, 0) {
+            self.unlock_slow(false);
+        }
+    }
+
+    /// Releases the lock handing it to the oldest parked thread, if any (`RawMutexFair::unlock_fair`).
+    ///
+    /// # Safety
+    /// The caller holds the lock.
+    pub(crate) unsafe fn raw_unlock_fair(&self) {
+        if !self.cas_release(LOCKED, 0) {
+            self.unlock_slow(true);
         }
     }
 
     /// Whether the lock is held right now (a momentary snapshot).
     #[inline]
-    pub fn is_held(&self) -> bool {
-        self.state.word().load(Ordering::Relaxed) != UNLOCKED
+    pub(crate) fn raw_is_locked(&self) -> bool {
+        self.hot.state.load(Ordering::Relaxed) & LOCKED != 0
+    }
+
+    /// Whether a thread is parked on the lock (a momentary snapshot; `RawMutexFair::bump` asks it).
+    #[inline]
+    pub(crate) fn has_parked(&self) -> bool {
+        self.hot.state.load(Ordering::Relaxed) & PARKED != 0
     }
 
     /// The current mode.
@@ -181,13 +278,13 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// last switch (0 if none): with 0, it returns to spinning only once a window sees no waiters.
     pub fn set_mode(&self, mode: Mode) {
         let cfg = P::config();
-        let mut current = self.policy.load(Ordering::Relaxed);
+        let mut current = self.hot.policy.load(Ordering::Relaxed);
         loop {
             let (old_mode, k) = decode_policy(current, cfg);
             if old_mode == mode {
                 return;
             }
-            match self.policy.compare_exchange(
+            match self.hot.policy.compare_exchange(
                 current,
                 encode_policy(mode, k),
                 Ordering::Relaxed,
@@ -197,20 +294,24 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 Err(seen) => current = seen,
             }
         }
-        self.mode_switches.fetch_add(1, Ordering::Relaxed);
+        self.shared.mode_switches.fetch_add(1, Ordering::Relaxed);
     }
 
     /// The counters since creation, with the current k and mode.
     pub fn stats(&self) -> AbsStats {
         let (mode, k) = self.policy_now(P::config());
+        let c = &self.counters;
         AbsStats {
-            acquisitions: self.acquisitions.get(),
-            contended: self.contended.get(),
-            spins: self.spins.get(),
-            yields: self.yields.get(),
-            parks: self.parks.get(),
-            run_outs: self.run_outs.load(Ordering::Relaxed),
-            mode_switches: self.mode_switches.load(Ordering::Relaxed),
+            acquisitions: c.acquisitions.get(),
+            contended: c.contended.get(),
+            spins: c.spins.get(),
+            yields: c.yields.get(),
+            parks: c.parks.get(),
+            run_outs: c.run_outs.get(),
+            handoffs: c.handoffs.get(),
+            timeouts: self.shared.timeouts.load(Ordering::Relaxed),
+            waiters_seen: c.waiters_seen.get(),
+            mode_switches: self.shared.mode_switches.load(Ordering::Relaxed),
             k,
             mode,
         }
@@ -219,31 +320,45 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// Starts recording one [`TracePoint`] per adaptation window, keeping the first `capacity` (the
     /// buffer is allocated here, not in the critical section). Later calls do nothing.
     pub fn enable_trace(&self, capacity: usize) {
-        self.trace
-            .get_or_init(|| TraceMutex::new(TraceBuffer { points: Vec::with_capacity(capacity), capacity }));
+        self.shared.trace.get_or_init(|| {
+            Box::new(TraceMutex::new(TraceBuffer { points: Vec::with_capacity(capacity), capacity }))
+        });
     }
 
     /// The recorded decisions, oldest first (empty unless [`enable_trace`](Self::enable_trace) was called).
     pub fn trace(&self) -> Vec<TracePoint> {
-        match self.trace.get() {
+        match self.shared.trace.get() {
             Some(buffer) => buffer.lock().map(|b| b.points.clone()).unwrap_or_default(),
             None => Vec::new(),
         }
     }
 
+    /// The parking key: the lock byte's address, which nothing else parks on.
     #[inline]
-    fn cas(&self, from: u32, to: u32) -> bool {
-        self.state.word().compare_exchange(from, to, Ordering::Acquire, Ordering::Relaxed).is_ok()
+    fn key(&self) -> usize {
+        core::ptr::from_ref(&self.hot.state).addr()
     }
 
-    /// Holder-only bookkeeping after every acquisition: plain stores, plus a rare window check.
+    #[inline]
+    fn cas(&self, from: u8, to: u8) -> bool {
+        self.hot.state.compare_exchange(from, to, Ordering::Acquire, Ordering::Relaxed).is_ok()
+    }
+
+    #[inline]
+    fn cas_release(&self, from: u8, to: u8) -> bool {
+        self.hot.state.compare_exchange(from, to, Ordering::Release, Ordering::Relaxed).is_ok()
+    }
+
+    /// Holder-only bookkeeping after every acquisition: plain stores on the counter lines, a read of the
+    /// waiter register (the contention measure), and a rare window check.
     #[inline]
     fn note_acquisition(&self) {
-        let n = self.acquisitions.get().wrapping_add(1);
-        self.acquisitions.set(n);
-        let waiting = self.waiters.load(Ordering::Relaxed);
+        let c = &self.counters;
+        let n = c.acquisitions.get().wrapping_add(1);
+        c.acquisitions.set(n);
+        let waiting = self.shared.waiters.load(Ordering::Relaxed) / WAITER;
         if waiting != 0 {
-            self.waiters_seen.add(u64::from(waiting));
+            c.waiters_seen.add(u64::from(waiting));
         }
         if n.is_multiple_of(P::CHECK_INTERVAL) {
             self.end_window(n);
@@ -251,90 +366,227 @@ impl<P: AbsProfile> RawAbsLock<P> {
     }
 
     fn policy_now(&self, cfg: &AbsConfig) -> (Mode, u32) {
-        decode_policy(self.policy.load(Ordering::Relaxed), cfg)
+        decode_policy(self.hot.policy.load(Ordering::Relaxed), cfg)
     }
 
+    /// The slow path: spin, yield, park, until the lock is ours or `deadline` passes while parked.
     #[cold]
-    fn acquire_slow(&self) {
-        self.waiters.fetch_add(1, Ordering::Relaxed);
+    fn lock_slow(&self, deadline: Option<Deadline>) -> bool {
         let cfg = P::config();
+        let limits = cfg.limits();
+        let prior = self.shared.waiters.fetch_add(WAITER + ACTIVE, Ordering::Relaxed);
+        let mut active_before = prior & ACTIVE_MASK;
         let mut tally = WaitTally::default();
-        // Once we have slept we take the lock with LOCKED_PARKED: others may still be asleep.
-        let mut take_as = LOCKED;
-        let mut yields_in_a_row = 0_u32;
-        loop {
+        let mut lost_wakes = 0_u32;
+        let acquired = 'wait: loop {
             let (mode, k) = self.policy_now(cfg);
-            let spins = if mode == Mode::Spin { k } else { cfg.park_spins };
-            if self.spin_for(spins, take_as, &mut tally) {
-                break;
-            }
-            if mode == Mode::Spin {
-                self.run_outs.fetch_add(1, Ordering::Relaxed);
-                if yields_in_a_row < cfg.max_yields {
-                    yield_now();
-                    tally.yields += 1;
-                    yields_in_a_row += 1;
+            let (spin_budget, yield_budget) = match mode {
+                Mode::Spin if active_before >= limits.max_active => (0, 0),
+                Mode::Spin if active_before >= limits.max_spinners => (0, cfg.max_yields),
+                Mode::Spin => (k, cfg.max_yields),
+                Mode::Park => (cfg.park_spins, 0),
+            };
+            let mut state = self.hot.state.load(Ordering::Relaxed);
+            let (mut spun, mut burst, mut yielded) = (0_u32, 1_u32, 0_u32);
+            // RocketMQ's "r": this round's k spins ran out without the lock.
+            let count_run_out = |tally: &mut WaitTally| {
+                if mode == Mode::Spin && spin_budget > 0 {
+                    tally.run_outs += 1;
+                }
+            };
+            loop {
+                if state & (LOCKED | STARVING) == 0 {
+                    match self.hot.state.compare_exchange_weak(
+                        state,
+                        state | LOCKED,
+                        Ordering::Acquire,
+                        Ordering::Relaxed,
+                    ) {
+                        Ok(_) => break 'wait true,
+                        Err(seen) => state = seen,
+                    }
                     continue;
                 }
-            }
-            yields_in_a_row = 0;
-            if self.park_once(&mut tally) {
+                if state & STARVING == 0 {
+                    if spun < spin_budget {
+                        let n = burst.min(spin_budget - spun);
+                        for _ in 0..n {
+                            spin_loop();
+                        }
+                        spun += n;
+                        tally.spins += u64::from(n);
+                        burst = (burst * 2).min(MAX_BURST);
+                        state = self.hot.state.load(Ordering::Relaxed);
+                        continue;
+                    }
+                    if yielded < yield_budget {
+                        if yielded == 0 {
+                            count_run_out(&mut tally);
+                        }
+                        yield_now();
+                        yielded += 1;
+                        tally.yields += 1;
+                        state = self.hot.state.load(Ordering::Relaxed);
+                        continue;
+                    }
+                }
+                // Out of spins and yields (or someone is starving): announce a sleeper and park.
+                let mut mark = PARKED;
+                if lost_wakes >= limits.handoff_after {
+                    mark |= STARVING;
+                }
+                if state & mark != mark {
+                    if state & LOCKED == 0 {
+                        continue;
+                    }
+                    if let Err(seen) = self.hot.state.compare_exchange_weak(
+                        state,
+                        state | mark,
+                        Ordering::Relaxed,
+                        Ordering::Relaxed,
+                    ) {
+                        state = seen;
+                        continue;
+                    }
+                }
+                if yielded == 0 {
+                    count_run_out(&mut tally);
+                }
                 break;
             }
-            take_as = LOCKED_PARKED;
-        }
-        self.waiters.fetch_sub(1, Ordering::Relaxed);
-        // We hold the lock: the counters are ours alone.
-        self.contended.add(1);
-        self.spins.add(tally.spins);
-        self.yields.add(tally.yields);
-        self.parks.add(tally.parks);
-        self.note_acquisition();
-    }
-
-    /// Up to `k` spins; true if the lock was taken (with `take_as`).
-    #[inline]
-    fn spin_for(&self, k: u32, take_as: u32, tally: &mut WaitTally) -> bool {
-        for _ in 0..k {
-            tally.spins += 1;
-            if self.state.word().load(Ordering::Relaxed) == UNLOCKED && self.cas(UNLOCKED, take_as) {
-                return true;
+            self.shared.waiters.fetch_sub(ACTIVE, Ordering::Relaxed);
+            let token = if lost_wakes >= limits.handoff_after { lost_wakes as usize + 1 } else { 0 };
+            let validate = || {
+                let s = self.hot.state.load(Ordering::Relaxed);
+                s & (LOCKED | PARKED) == LOCKED | PARKED
+            };
+            let timed_out = |was_last: bool| {
+                if was_last {
+                    self.hot.state.fetch_and(!(PARKED | STARVING), Ordering::Relaxed);
+                }
+            };
+            tally.parks += 1;
+            let parked = self.hot.queue.park(self.key(), validate, timed_out, token, deadline);
+            active_before = self.shared.waiters.fetch_add(ACTIVE, Ordering::Relaxed) & ACTIVE_MASK;
+            // A thread that was woken (or told to) no longer counts against the restriction.
+            active_before = active_before.min(limits.max_spinners.saturating_sub(1));
+            match parked {
+                Parked::Unparked(TOKEN_HANDOFF) => {
+                    tally.handoff = true;
+                    break true;
+                }
+                Parked::Unparked(_) => lost_wakes = lost_wakes.saturating_add(1),
+                Parked::Invalid => tally.parks -= 1,
+                Parked::TimedOut => break false,
             }
-            spin_loop();
+        };
+        self.shared.waiters.fetch_sub(WAITER + ACTIVE, Ordering::Relaxed);
+        if !acquired {
+            self.shared.timeouts.fetch_add(1, Ordering::Relaxed);
+            return false;
         }
-        false
+        // We hold the lock: the counters are ours alone.
+        let c = &self.counters;
+        c.contended.add(1);
+        c.spins.add(tally.spins);
+        c.yields.add(tally.yields);
+        c.parks.add(tally.parks);
+        c.run_outs.add(tally.run_outs);
+        if tally.handoff {
+            c.handoffs.add(1);
+        }
+        self.note_acquisition();
+        true
     }
 
-    /// Announces a sleeper and sleeps until woken; true if the lock turned out to be free (taken as
-    /// LOCKED_PARKED, since other sleepers may exist).
-    fn park_once(&self, tally: &mut WaitTally) -> bool {
-        if self.state.word().swap(LOCKED_PARKED, Ordering::Acquire) == UNLOCKED {
-            return true;
-        }
-        tally.parks += 1;
-        self.state.wait(LOCKED_PARKED);
-        false
-    }
-
+    /// Unlock with threads parked (or starving). `fair`: hand the lock to the oldest parked thread.
     #[cold]
+    fn unlock_slow(&self, fair: bool) {
+        let mut state = self.hot.state.load(Ordering::Relaxed);
+        loop {
+            if fair || state & STARVING != 0 {
+                self.hand_off(fair);
+                return;
+            }
+            match self.hot.state.compare_exchange_weak(
+                state,
+                state & !LOCKED,
+                Ordering::Release,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => break,
+                Err(seen) => state = seen,
+            }
+        }
+        if state & PARKED != 0 {
+            self.wake_one();
+        }
+    }
+
+    /// Released: wakes the oldest parked thread to race for the lock.
     fn wake_one(&self) {
-        self.state.wake_one();
+        self.hot.queue.unpark_first(
+            self.key(),
+            |_| true,
+            |u| {
+                if !u.more {
+                    self.hot.state.fetch_and(!PARKED, Ordering::Relaxed);
+                }
+                TOKEN_RETRY
+            },
+        );
+    }
+
+    /// Still held: passes the lock to the first parked thread that is starving (any, if `fair`) without
+    /// freeing it. If there is none, frees the lock instead (under the queue lock, so no thread can park
+    /// in between) and wakes one thread to race for it.
+    fn hand_off(&self, fair: bool) {
+        let limits = P::config().limits();
+        let threshold = if fair { 0 } else { limits.handoff_after as usize + 1 };
+        let mut wake_after = false;
+        self.hot.queue.unpark_first(
+            self.key(),
+            |token| token >= threshold,
+            |u| {
+                if u.woken.is_some() {
+                    let mut next = LOCKED;
+                    if u.more {
+                        next |= PARKED;
+                    }
+                    if u.more_matching && !fair {
+                        next |= STARVING;
+                    }
+                    self.hot.state.store(next, Ordering::Relaxed);
+                    TOKEN_HANDOFF
+                } else {
+                    // Nobody to hand to: free the lock; if others sleep, wake one afterwards.
+                    let next = if u.more { PARKED } else { 0 };
+                    self.hot.state.store(next, Ordering::Release);
+                    wake_after = u.more;
+                    TOKEN_RETRY
+                }
+            },
+        );
+        if wake_after {
+            self.wake_one();
+        }
     }
 
     /// Holder-only: closes the window if it is long enough and applies the policy's decision.
     #[cold]
     fn end_window(&self, n: u64) {
         let cfg = P::config();
-        let acquisitions = n.wrapping_sub(self.window_acquisitions.get());
+        let c = &self.counters;
+        let acquisitions = n.wrapping_sub(c.window_acquisitions.get());
         if acquisitions < u64::from(cfg.window) {
             return;
         }
-        let run_outs = self.run_outs.load(Ordering::Relaxed);
-        let exhausted = run_outs.wrapping_sub(self.window_run_outs.get());
-        let seen = self.waiters_seen.get().wrapping_sub(self.window_waiters_seen.get());
+        let run_outs = c.run_outs.get();
+        let exhausted = run_outs.wrapping_sub(c.window_run_outs.get());
+        let seen = c.waiters_seen.get().wrapping_sub(c.window_waiters_seen.get());
         let contention_milli =
             u64::try_from(u128::from(seen) * 1000 / u128::from(acquisitions)).unwrap_or(u64::MAX);
-        let raw = self.policy.load(Ordering::Relaxed);
+        let raw = self.hot.policy.load(Ordering::Relaxed);
         let (mode, k) = decode_policy(raw, cfg);
         let window = WindowStats {
             mode,
@@ -342,33 +594,34 @@ impl<P: AbsProfile> RawAbsLock<P> {
             acquisitions,
             exhausted,
             contention_milli,
-            critical_milli: self.critical_milli.get(),
+            critical_milli: c.critical_milli.get(),
         };
         let next = match decide(cfg, &window) {
             Decision::Hold => None,
             Decision::RaiseK(k) | Decision::LowerK(k) | Decision::SwitchToSpin(k) => Some((Mode::Spin, k)),
             Decision::SwitchToPark { critical_milli } => {
-                self.critical_milli.set(critical_milli);
+                c.critical_milli.set(critical_milli);
                 Some((Mode::Park, k))
             }
         };
         let (mut new_mode, mut new_k) = (mode, k);
         if let Some((m, k)) = next {
             let swapped = self
+                .hot
                 .policy
                 .compare_exchange(raw, encode_policy(m, k), Ordering::Relaxed, Ordering::Relaxed)
                 .is_ok();
             if swapped {
                 (new_mode, new_k) = (m, k);
                 if m != mode {
-                    self.mode_switches.fetch_add(1, Ordering::Relaxed);
+                    self.shared.mode_switches.fetch_add(1, Ordering::Relaxed);
                 }
             }
         }
-        self.window_acquisitions.set(n);
-        self.window_run_outs.set(run_outs);
-        self.window_waiters_seen.set(self.waiters_seen.get());
-        if let Some(buffer) = self.trace.get()
+        c.window_acquisitions.set(n);
+        c.window_run_outs.set(run_outs);
+        c.window_waiters_seen.set(c.waiters_seen.get());
+        if let Some(buffer) = self.shared.trace.get()
             && let Ok(mut b) = buffer.lock()
             && b.points.len() < b.capacity
         {
@@ -396,7 +649,7 @@ impl<P: AbsProfile> Default for RawAbsLock<P> {
 
 impl<P: AbsProfile> core::fmt::Debug for RawAbsLock<P> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("RawAbsLock").field("held", &self.is_held()).field("stats", &self.stats()).finish()
+        f.debug_struct("RawAbsLock").field("held", &self.raw_is_locked()).field("stats", &self.stats()).finish()
     }
 }
 

@@ -2,6 +2,8 @@
 
 pub(crate) mod calibrate;
 pub(crate) mod config;
+#[cfg(not(abslock_loom))]
+pub(crate) mod ext;
 pub(crate) mod lock;
 pub(crate) mod policy;
 pub(crate) mod profile;

@@ -2,7 +2,7 @@
 //!
 //! The config is chosen by a type parameter rather than stored in the lock so that every variant has a
 //! `const INIT` (needed by `lock_api::RawMutex` and by statics) while the calibrated one is still measured
-//! at run time, on the first contended acquisition.
+//! at run time, on a background thread that no lock operation waits for.
 
 use super::config::AbsConfig;
 
@@ -32,13 +32,14 @@ pub trait AbsProfile: 'static {
     fn config() -> &'static AbsConfig;
 }
 
-/// Bounds measured on this machine ([`AbsConfig::calibrated`]); the default profile. Ours.
+/// Bounds measured on this machine ([`AbsConfig::calibrated`]); the default profile. Until the
+/// measurement lands (started on first use, on a background thread), the reference bounds apply. Ours.
 #[derive(Debug)]
 pub enum Calibrated {}
 
 impl AbsProfile for Calibrated {
     fn config() -> &'static AbsConfig {
-        AbsConfig::calibrated()
+        AbsConfig::calibrated_or_reference()
     }
 }
 

@@ -3,9 +3,9 @@
 /// How a waiter of [`RawAbsLock`](crate::RawAbsLock) waits. Mutual exclusion never depends on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Mode {
-    /// Spin k times, yield, repeat (and park after `max_yields` yields, if the config says so).
+    /// Spin up to k pauses (exponential bursts), then yield up to `max_yields` times, then park.
     Spin,
-    /// Spin `park_spins` times, then sleep on the lock word (futex) until an unlock wakes us.
+    /// Spin `park_spins` pauses, then park on the lock's queue until an unlock wakes us.
     Park,
 }
 
@@ -36,8 +36,17 @@ pub struct AbsStats {
     pub yields: u64,
     /// Times waiters went to sleep on the futex.
     pub parks: u64,
-    /// Times a waiter's k spins ran out without the lock (it then yielded or parked).
+    /// Times a waiter's k spins ran out without the lock (it then yielded or parked); a waiter's count is
+    /// added when it gets the lock.
     pub run_outs: u64,
+    /// Acquisitions handed over directly by an unlock (starvation bound or `unlock_fair`).
+    pub handoffs: u64,
+    /// Timed lock attempts (`try_lock_for`/`try_lock_until`) that gave up; their waits are not in
+    /// `spins`, `yields` or `parks`.
+    pub timeouts: u64,
+    /// Sum over acquisitions of the threads waiting at that moment: `waiters_seen / acquisitions` is the
+    /// contention measure the policy uses (mean waiters per acquisition).
+    pub waiters_seen: u64,
     /// Changes of [`Mode`], by the policy or by [`set_mode`](crate::RawAbsLock::set_mode).
     pub mode_switches: u64,
     /// Current k (spins before yielding).
