@@ -12,9 +12,9 @@
 //! would sleep, which explores the time-out path.
 
 #[cfg(abslock_loom)]
-pub(crate) use loom::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
+pub(crate) use loom::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering, fence};
 #[cfg(not(abslock_loom))]
-pub(crate) use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
+pub(crate) use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering, fence};
 
 /// Not modelled by loom: used only for the optional decision trace, which loom models never enable.
 pub(crate) use std::sync::{Mutex as TraceMutex, OnceLock};
@@ -68,6 +68,43 @@ pub(crate) type Deadline = std::time::Instant;
 #[cfg(abslock_loom)]
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Deadline;
+
+/// The deadline `us` microseconds from now (under loom: one that has passed).
+#[cfg(not(abslock_loom))]
+pub(crate) fn deadline_after(us: u32) -> Deadline {
+    let now = std::time::Instant::now();
+    now.checked_add(std::time::Duration::from_micros(u64::from(us))).unwrap_or(now)
+}
+
+/// The deadline `us` microseconds from now (under loom: one that has passed).
+#[cfg(abslock_loom)]
+pub(crate) fn deadline_after(_us: u32) -> Deadline {
+    Deadline
+}
+
+/// Whether `d` has passed (under loom: always).
+#[cfg(not(abslock_loom))]
+pub(crate) fn passed(d: Deadline) -> bool {
+    std::time::Instant::now() >= d
+}
+
+/// Whether `d` has passed (under loom: always).
+#[cfg(abslock_loom)]
+pub(crate) fn passed(_d: Deadline) -> bool {
+    true
+}
+
+/// The earlier of two optional deadlines.
+pub(crate) fn earliest(a: Option<Deadline>, b: Option<Deadline>) -> Option<Deadline> {
+    match (a, b) {
+        #[cfg(not(abslock_loom))]
+        (Some(a), Some(b)) => Some(a.min(b)),
+        #[cfg(abslock_loom)]
+        (Some(a), Some(_)) => Some(a),
+        (a, None) => a,
+        (None, b) => b,
+    }
+}
 
 /// How a [`ParkQueue::park`] ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

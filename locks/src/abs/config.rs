@@ -43,9 +43,10 @@ pub struct AbsConfig {
     /// threads circulating over the lock stay at what saturates it (concurrency restriction, Dice,
     /// "Malthusian Locks", EuroSys 2017). `0`: the number of cores. `u32::MAX`: no limit. Ours.
     pub max_active: u32,
-    /// Wake-ups a parked thread may lose to barging threads before the next unlock hands the lock to it
-    /// directly (starvation bound, as Go's starvation mode). `u32::MAX`: never (RocketMQ). Ours.
-    pub handoff_after: u32,
+    /// Microseconds a thread may sleep on the lock before it turns starving: the next unlock then hands
+    /// the lock to it directly and newcomers stop barging (starvation bound; Go's starvation mode uses
+    /// 1 ms, parking_lot's eventual fairness 0.5 ms). `u32::MAX`: never (RocketMQ). Ours.
+    pub starve_after_us: u32,
 }
 
 /// [`AbsConfig`]'s thread limits with `0` resolved against this machine's core count.
@@ -53,7 +54,7 @@ pub struct AbsConfig {
 pub(crate) struct Limits {
     pub(crate) max_spinners: u32,
     pub(crate) max_active: u32,
-    pub(crate) handoff_after: u32,
+    pub(crate) starve_after: Option<u32>,
 }
 
 /// `std::thread::available_parallelism`, read once per process (a syscall), 1 if unknown.
@@ -83,8 +84,8 @@ pub const K_CEILING: u32 = 1_000_000;
 pub const YIELD_CEILING: u32 = 10_000;
 /// Default adaptation window, in acquisitions (ours; RocketMQ uses one wall-clock second).
 pub const DEFAULT_WINDOW: u32 = 1024;
-/// Default starvation bound: wake-ups a parked thread may lose before it is handed the lock (ours).
-pub const DEFAULT_HANDOFF_AFTER: u32 = 2;
+/// Default starvation bound, in microseconds asleep on the lock (Go's `starvationThresholdNs`, 1 ms).
+pub const DEFAULT_STARVE_AFTER_US: u32 = 1000;
 
 impl AbsConfig {
     /// RocketMQ 5.3.2's `AdaptiveBackOffSpinLockImpl` constants: k from 1000 (its initial and minimum
@@ -105,7 +106,7 @@ impl AbsConfig {
         window: DEFAULT_WINDOW,
         max_spinners: u32::MAX,
         max_active: u32::MAX,
-        handoff_after: u32::MAX,
+        starve_after_us: u32::MAX,
     };
 
     /// The configuration derived from this machine's costs, measured once per process: the first call
@@ -177,7 +178,7 @@ impl AbsConfig {
             window: DEFAULT_WINDOW,
             max_spinners: 0,
             max_active: 0,
-            handoff_after: DEFAULT_HANDOFF_AFTER,
+            starve_after_us: DEFAULT_STARVE_AFTER_US,
         }
     }
 
@@ -188,7 +189,7 @@ impl AbsConfig {
         Limits {
             max_spinners: pick(self.max_spinners, cores - 1),
             max_active: pick(self.max_active, cores),
-            handoff_after: self.handoff_after,
+            starve_after: (self.starve_after_us != u32::MAX).then_some(self.starve_after_us),
         }
     }
 

@@ -8,22 +8,26 @@ use super::profile::{AbsProfile, Calibrated};
 use super::stats::{AbsStats, Mode, TracePoint};
 use crate::holder_counter::HolderCounter;
 use crate::sync::{
-    AtomicU8, AtomicU32, AtomicU64, Deadline, OnceLock, Ordering, ParkQueue, Parked, TraceMutex, loom_const_fn,
-    spin_loop, yield_now,
+    AtomicU8, AtomicU32, AtomicU64, Deadline, OnceLock, Ordering, ParkQueue, Parked, TraceMutex, deadline_after,
+    earliest, fence, loom_const_fn, passed, spin_loop, yield_now,
 };
 
 /// Lock word bit: held.
 const LOCKED: u8 = 1;
 /// Lock word bit: a thread may be parked; the unlocker must look at the queue.
 const PARKED: u8 = 2;
-/// Lock word bit: a parked thread has lost the race after a wake-up `handoff_after` times; the next
-/// unlock hands the lock to it directly and newcomers do not barge.
+/// Lock word bit: a thread has slept past the starvation bound; the next unlock hands the lock to it
+/// directly and newcomers do not barge.
 const STARVING: u8 = 4;
 
 /// Unpark token: the lock is free again; race for it.
 const TOKEN_RETRY: usize = 0;
 /// Unpark token: the lock was handed to you; you hold it.
 const TOKEN_HANDOFF: usize = 1;
+/// Park token: an ordinary sleeper.
+const TOKEN_WAITING: usize = 0;
+/// Park token: a sleeper past the starvation bound; the next unlock hands the lock to it.
+const TOKEN_STARVING: usize = 1;
 
 /// Waiter register: one unit per thread in the slow path.
 const WAITER: u32 = 1 << 16;
@@ -57,8 +61,10 @@ const MAX_BURST: u32 = 64;
 /// until k pauses are spent; only while the waiters spinning or yielding leave a core free, as Go's
 /// `canSpin`), **yield** (`sched_yield`, then read, up to `max_yields` times), **park** (on the lock's
 /// queue until an unlock wakes it). A newcomer that finds `max_active` waiters already circulating parks
-/// at once (concurrency restriction), and a thread woken `handoff_after` times without winning parks as
-/// starving: the next unlock hands the lock over directly (starvation bound).
+/// at once, and an unlock wakes a sleeper only when no waiter is left spinning or yielding (concurrency
+/// restriction: the sleepers cost the holder nothing). A thread asleep longer than `starve_after_us`
+/// wakes by itself and parks again as starving: the next unlock hands the lock over directly
+/// (starvation bound).
 ///
 /// The *mode* and k live in a policy word that only decides how long a waiter spins and yields; the
 /// holder adapts them once per window of acquisitions (RocketMQ's rule, see [`decide`]), and no
@@ -377,7 +383,10 @@ impl<P: AbsProfile> RawAbsLock<P> {
         let prior = self.shared.waiters.fetch_add(WAITER + ACTIVE, Ordering::Relaxed);
         let mut active_before = prior & ACTIVE_MASK;
         let mut tally = WaitTally::default();
-        let mut lost_wakes = 0_u32;
+        // Set once this thread has slept past the starvation bound: it parks asking for a hand-off.
+        let mut starving = false;
+        // When this thread turns starving, set at its first park.
+        let mut starve_at: Option<Deadline> = None;
         let acquired = 'wait: loop {
             let (mode, k) = self.policy_now(cfg);
             let (spin_budget, yield_budget) = match mode {
@@ -432,7 +441,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 }
                 // Out of spins and yields (or someone is starving): announce a sleeper and park.
                 let mut mark = PARKED;
-                if lost_wakes >= limits.handoff_after {
+                if starving {
                     mark |= STARVING;
                 }
                 if state & mark != mark {
@@ -454,10 +463,12 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 }
                 break;
             }
-            self.shared.waiters.fetch_sub(ACTIVE, Ordering::Relaxed);
-            let token = if lost_wakes >= limits.handoff_after { lost_wakes as usize + 1 } else { 0 };
+            // Passive from here: an unlock skips the wake-up while others are active (see `unlock_slow`).
+            // SeqCst pairs with the unlocker's fence: it sees this decrement, or we see its release.
+            self.shared.waiters.fetch_sub(ACTIVE, Ordering::SeqCst);
+            let token = if starving { TOKEN_STARVING } else { TOKEN_WAITING };
             let validate = || {
-                let s = self.hot.state.load(Ordering::Relaxed);
+                let s = self.hot.state.load(Ordering::SeqCst);
                 s & (LOCKED | PARKED) == LOCKED | PARKED
             };
             let timed_out = |was_last: bool| {
@@ -465,8 +476,12 @@ impl<P: AbsProfile> RawAbsLock<P> {
                     self.hot.state.fetch_and(!(PARKED | STARVING), Ordering::Relaxed);
                 }
             };
+            if starve_at.is_none() {
+                starve_at = limits.starve_after.map(deadline_after);
+            }
+            let wake_by = if starving { deadline } else { earliest(deadline, starve_at) };
             tally.parks += 1;
-            let parked = self.hot.queue.park(self.key(), validate, timed_out, token, deadline);
+            let parked = self.hot.queue.park(self.key(), validate, timed_out, token, wake_by);
             active_before = self.shared.waiters.fetch_add(ACTIVE, Ordering::Relaxed) & ACTIVE_MASK;
             // A thread that was woken (or told to) no longer counts against the restriction.
             active_before = active_before.min(limits.max_spinners.saturating_sub(1));
@@ -475,9 +490,14 @@ impl<P: AbsProfile> RawAbsLock<P> {
                     tally.handoff = true;
                     break true;
                 }
-                Parked::Unparked(_) => lost_wakes = lost_wakes.saturating_add(1),
+                Parked::Unparked(_) => {}
                 Parked::Invalid => tally.parks -= 1,
-                Parked::TimedOut => break false,
+                Parked::TimedOut => {
+                    if deadline.is_some_and(passed) {
+                        break false;
+                    }
+                    starving = true;
+                }
             }
         };
         self.shared.waiters.fetch_sub(WAITER + ACTIVE, Ordering::Relaxed);
@@ -518,8 +538,15 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 Err(seen) => state = seen,
             }
         }
+        // Concurrency restriction: while waiters are still spinning or yielding, one of them takes the
+        // lock and the sleepers stay asleep (the unlocker pays no wake-up). A waiter that goes passive
+        // decrements the register before it checks the lock word; the fence makes this read see that
+        // decrement, or the waiter see our release and not sleep.
         if state & PARKED != 0 {
-            self.wake_one();
+            fence(Ordering::SeqCst);
+            if self.shared.waiters.load(Ordering::SeqCst) & ACTIVE_MASK == 0 {
+                self.wake_one();
+            }
         }
     }
 
@@ -541,8 +568,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// freeing it. If there is none, frees the lock instead (under the queue lock, so no thread can park
     /// in between) and wakes one thread to race for it.
     fn hand_off(&self, fair: bool) {
-        let limits = P::config().limits();
-        let threshold = if fair { 0 } else { limits.handoff_after as usize + 1 };
+        let threshold = if fair { TOKEN_WAITING } else { TOKEN_STARVING };
         let mut wake_after = false;
         self.hot.queue.unpark_first(
             self.key(),
