@@ -378,6 +378,19 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// The slow path: spin, yield, park, until the lock is ours or `deadline` passes while parked.
     #[cold]
     fn lock_slow(&self, deadline: Option<Deadline>) -> bool {
+        // Free with sleepers (`PARKED`): take it as the fast path would, without registering as a
+        // waiter; while the restriction keeps threads asleep this is the common case.
+        let state = self.hot.state.load(Ordering::Relaxed);
+        if state & (LOCKED | STARVING) == 0
+            && self
+                .hot
+                .state
+                .compare_exchange(state, state | LOCKED, Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
+        {
+            self.note_acquisition();
+            return true;
+        }
         let cfg = P::config();
         let limits = cfg.limits();
         let prior = self.shared.waiters.fetch_add(WAITER + ACTIVE, Ordering::Relaxed);
