@@ -9,6 +9,8 @@ pub trait ModelLock: Send + Sync + 'static {
     /// True for locks whose waiters only busy-wait (never park): their 3-thread models run at one
     /// preemption.
     const BUSY_WAITS: bool;
+    /// A free lock (loom atomics cannot be built in a `const`).
+    fn make() -> Self;
     /// Blocks until the lock is held (`RawMutex::lock`).
     fn acquire(&self);
     /// Takes the lock if free (`RawMutex::try_lock`).
@@ -23,9 +25,12 @@ pub trait ModelLock: Send + Sync + 'static {
 }
 
 macro_rules! model_lock {
-    ($ty:ty, $busy:expr $(, $p:ident)?) => {
+    ($ty:ty, $busy:expr, $make:expr $(, $p:ident)?) => {
         impl$(<$p: AbsProfile>)? ModelLock for $ty {
             const BUSY_WAITS: bool = $busy;
+            fn make() -> Self {
+                $make
+            }
             fn acquire(&self) {
                 self.raw_lock()
             }
@@ -43,10 +48,10 @@ macro_rules! model_lock {
     };
 }
 
-model_lock!(RawSpinLock, true);
-model_lock!(RawCasSpinLock, true);
-model_lock!(RawBackoffLock, true);
-model_lock!(RawAbsLock<P>, false, P);
+model_lock!(RawSpinLock, true, RawSpinLock::new());
+model_lock!(RawCasSpinLock, true, RawCasSpinLock::new());
+model_lock!(RawBackoffLock, true, RawBackoffLock::with_k(1));
+model_lock!(RawAbsLock<P>, false, RawAbsLock::new(), P);
 
 impl<P: AbsProfile> RawAbsLock<P> {
     /// `RawMutexFair::unlock_fair` (models only).

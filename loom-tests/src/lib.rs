@@ -11,9 +11,14 @@
 //! Cost on the project's 2-core machine: about 30 s to build loom and the crate, then under 10 s for
 //! all 19 models (ABS 3-thread models explore ~2 300 executions each at two preemptions).
 //!
-//! `ModelLock` (loom builds only) gives every raw lock one guard-free interface so each model is written once.
+//! Models drive every raw lock through `abslock::ModelLock` (the bodies of the `lock_api` methods,
+//! which exist only in loom builds), re-exported here; this crate adds the ABS profiles the models use.
+//! `SmallSpin` starts the starvation timer at once, and loom models a sleep with a deadline as one whose
+//! deadline has passed, so its models reach the starving park and the direct hand-off.
 
 #[cfg(abslock_loom)]
 mod model_lock;
+#[cfg(abslock_loom)]
+pub use abslock::ModelLock;
 #[cfg(abslock_loom)]
 pub use model_lock::*;

@@ -3,7 +3,7 @@
 #![cfg(abslock_loom)]
 
 use abslock::{Mode, RawAbsLock};
-use abslock_loom_tests::{Adaptive, SmallSpin};
+use abslock_loom_tests::{Adaptive, ModelLock, SmallSpin};
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::thread;
@@ -77,7 +77,7 @@ fn parked_waiter_is_woken_after_flip_back_to_spin() {
     });
 }
 
-/// Unlock races a thread that is about to park (between announcing itself with `2` and sleeping).
+/// Unlock races a thread that is about to park (between marking the word `PARKED` and sleeping).
 #[test]
 fn unlock_racing_a_thread_about_to_park() {
     loom::model(|| {

@@ -64,6 +64,8 @@ unsafe impl<P: AbsProfile> lock_api::RawMutexTimed for RawAbsLock<P> {
 pub trait AbsMutexExt {
     /// [`RawAbsLock::stats`].
     fn stats(&self) -> AbsStats;
+    /// [`RawAbsLock::sleepers`].
+    fn sleepers(&self) -> u32;
     /// [`RawAbsLock::mode`].
     fn mode(&self) -> Mode;
     /// [`RawAbsLock::set_mode`].
@@ -77,6 +79,9 @@ pub trait AbsMutexExt {
 impl<P: AbsProfile, T: ?Sized> AbsMutexExt for lock_api::Mutex<RawAbsLock<P>, T> {
     fn stats(&self) -> AbsStats {
         self.raw_ref().stats()
+    }
+    fn sleepers(&self) -> u32 {
+        self.raw_ref().sleepers()
     }
     fn mode(&self) -> Mode {
         self.raw_ref().mode()
@@ -100,7 +105,7 @@ trait RawRef<P: AbsProfile> {
 impl<P: AbsProfile, T: ?Sized> RawRef<P> for lock_api::Mutex<RawAbsLock<P>, T> {
     fn raw_ref(&self) -> &RawAbsLock<P> {
         // SAFETY: `raw` is unsafe only because the caller could unlock through it; the methods above
-        // call only `stats`, `mode`, `set_mode`, `enable_trace` and `trace`, none of which locks or
+        // call only `stats`, `sleepers`, `mode`, `set_mode`, `enable_trace` and `trace`, none of which locks or
         // unlocks.
         unsafe { self.raw() }
     }

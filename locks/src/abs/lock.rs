@@ -9,7 +9,7 @@ use super::stats::{AbsStats, Mode, TracePoint};
 use crate::holder_counter::HolderCounter;
 use crate::sync::{
     AtomicU8, AtomicU32, AtomicU64, Deadline, OnceLock, Ordering, ParkQueue, Parked, TraceMutex, deadline_after,
-    earliest, fence, loom_const_fn, passed, spin_loop, yield_now,
+    earliest, loom_const_fn, passed, spin_loop, yield_now,
 };
 
 /// Lock word bit: held.
@@ -267,9 +267,17 @@ impl<P: AbsProfile> RawAbsLock<P> {
     }
 
     /// Whether a thread is parked on the lock (a momentary snapshot; `RawMutexFair::bump` asks it).
+    #[cfg(not(abslock_loom))]
     #[inline]
     pub(crate) fn has_parked(&self) -> bool {
         self.hot.state.load(Ordering::Relaxed) & PARKED != 0
+    }
+
+    /// Threads asleep on the lock right now (a snapshot): each is in the lock's queue, and an unlock
+    /// wakes one only when no other waiter is spinning or yielding.
+    pub fn sleepers(&self) -> u32 {
+        let w = self.shared.waiters.load(Ordering::Relaxed);
+        (w / WAITER).saturating_sub(w & ACTIVE_MASK)
     }
 
     /// The current mode.
@@ -476,13 +484,20 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 }
                 break;
             }
-            // Passive from here: an unlock skips the wake-up while others are active (see `unlock_slow`).
-            // SeqCst pairs with the unlocker's fence: it sees this decrement, or we see its release.
-            self.shared.waiters.fetch_sub(ACTIVE, Ordering::SeqCst);
             let token = if starving { TOKEN_STARVING } else { TOKEN_WAITING };
+            // Runs under the queue lock: on success this thread is queued in the same critical section,
+            // so `sleepers` never counts a thread that is not in the queue. Passive from here: an unlock
+            // skips the wake-up while others are active (see `unlock_slow`). Both sides use RMWs, which
+            // read the latest value: the unlocker's read of the register comes after our decrement, or
+            // our read of the word (synchronised through the register) comes after its release.
             let validate = || {
-                let s = self.hot.state.load(Ordering::SeqCst);
-                s & (LOCKED | PARKED) == LOCKED | PARKED
+                self.shared.waiters.fetch_sub(ACTIVE, Ordering::AcqRel);
+                let s = self.hot.state.fetch_or(0, Ordering::Acquire);
+                let sleep = s & (LOCKED | PARKED) == LOCKED | PARKED;
+                if !sleep {
+                    self.shared.waiters.fetch_add(ACTIVE, Ordering::Relaxed);
+                }
+                sleep
             };
             let timed_out = |was_last: bool| {
                 if was_last {
@@ -495,9 +510,13 @@ impl<P: AbsProfile> RawAbsLock<P> {
             let wake_by = if starving { deadline } else { earliest(deadline, starve_at) };
             tally.parks += 1;
             let parked = self.hot.queue.park(self.key(), validate, timed_out, token, wake_by);
-            active_before = self.shared.waiters.fetch_add(ACTIVE, Ordering::Relaxed) & ACTIVE_MASK;
-            // A thread that was woken (or told to) no longer counts against the restriction.
-            active_before = active_before.min(limits.max_spinners.saturating_sub(1));
+            // Gave up for good: leave passive, so no unlock counts on this thread to take the lock.
+            let gave_up = parked == Parked::TimedOut && deadline.is_some_and(passed);
+            if parked != Parked::Invalid && !gave_up {
+                self.shared.waiters.fetch_add(ACTIVE, Ordering::Relaxed);
+            }
+            // A thread that was woken (or checked the word again) may spin: it is not a newcomer.
+            active_before = 0;
             match parked {
                 Parked::Unparked(TOKEN_HANDOFF) => {
                     tally.handoff = true;
@@ -505,19 +524,16 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 }
                 Parked::Unparked(_) => {}
                 Parked::Invalid => tally.parks -= 1,
-                Parked::TimedOut => {
-                    if deadline.is_some_and(passed) {
-                        break false;
-                    }
-                    starving = true;
-                }
+                Parked::TimedOut if gave_up => break false,
+                Parked::TimedOut => starving = true,
             }
         };
-        self.shared.waiters.fetch_sub(WAITER + ACTIVE, Ordering::Relaxed);
         if !acquired {
+            self.shared.waiters.fetch_sub(WAITER, Ordering::Relaxed);
             self.shared.timeouts.fetch_add(1, Ordering::Relaxed);
             return false;
         }
+        self.shared.waiters.fetch_sub(WAITER + ACTIVE, Ordering::Relaxed);
         // We hold the lock: the counters are ours alone.
         let c = &self.counters;
         c.contended.add(1);
@@ -544,7 +560,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
             match self.hot.state.compare_exchange_weak(
                 state,
                 state & !LOCKED,
-                Ordering::Release,
+                Ordering::AcqRel,
                 Ordering::Relaxed,
             ) {
                 Ok(_) => break,
@@ -553,11 +569,10 @@ impl<P: AbsProfile> RawAbsLock<P> {
         }
         // Concurrency restriction: while waiters are still spinning or yielding, one of them takes the
         // lock and the sleepers stay asleep (the unlocker pays no wake-up). A waiter that goes passive
-        // decrements the register before it checks the lock word; the fence makes this read see that
-        // decrement, or the waiter see our release and not sleep.
+        // decrements the register before it re-reads the lock word, both by RMW (see `lock_slow`), so
+        // this read sees that decrement, or the waiter sees our release and does not sleep.
         if state & PARKED != 0 {
-            fence(Ordering::SeqCst);
-            if self.shared.waiters.load(Ordering::SeqCst) & ACTIVE_MASK == 0 {
+            if self.shared.waiters.fetch_add(0, Ordering::AcqRel) & ACTIVE_MASK == 0 {
                 self.wake_one();
             }
         }

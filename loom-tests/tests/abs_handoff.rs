@@ -1,0 +1,125 @@
+//! ABS's hand-off paths: the starvation bound (a sleeper past the bound is handed the lock without the
+//! lock ever being free), `unlock_fair`, and a timed lock that gives up while others sleep. With
+//! `SmallSpin` every first sleep times out at once (loom models a deadline as passed), so each parked
+//! thread turns starving and the next unlock must hand over. A lost wake-up shows as a loom deadlock;
+//! two holders as a concurrent access to the cell.
+#![cfg(abslock_loom)]
+
+use abslock::{Mode, RawAbsLock};
+use abslock_loom_tests::{Adaptive, ModelLock, SmallSpin};
+use loom::cell::UnsafeCell;
+use loom::sync::Arc;
+use loom::thread;
+
+struct Guarded<P: abslock::AbsProfile> {
+    lock: RawAbsLock<P>,
+    count: UnsafeCell<u32>,
+}
+
+// SAFETY: `count` is only touched while `lock` is held.
+unsafe impl<P: abslock::AbsProfile> Sync for Guarded<P> {}
+
+impl<P: abslock::AbsProfile> Guarded<P> {
+    fn new() -> Arc<Self> {
+        Arc::new(Guarded { lock: RawAbsLock::new(), count: UnsafeCell::new(0) })
+    }
+    fn bump(&self) {
+        // SAFETY: callers hold the lock; loom flags it if another thread is inside too.
+        self.count.with_mut(|c| unsafe { *c += 1 });
+    }
+    fn total(&self) -> u32 {
+        // SAFETY: called after every other thread has been joined.
+        self.count.with(|c| unsafe { *c })
+    }
+}
+
+fn increment<P: abslock::AbsProfile>(g: &Guarded<P>) {
+    g.lock.acquire();
+    g.bump();
+    // SAFETY: acquired above.
+    unsafe { g.lock.release() };
+}
+
+/// Two waiters park (park mode) while the main thread holds the lock; each turns starving; releases
+/// must hand over, and every increment happens exactly once.
+#[test]
+fn starving_sleepers_are_handed_the_lock() {
+    loom::model(|| {
+        let g = Guarded::<SmallSpin>::new();
+        g.lock.set_mode(Mode::Park);
+        g.lock.acquire();
+        let waiters: Vec<_> = (0..2)
+            .map(|_| {
+                let g = Arc::clone(&g);
+                thread::spawn(move || increment(&g))
+            })
+            .collect();
+        g.bump();
+        // SAFETY: acquired above.
+        unsafe { g.lock.release() };
+        for w in waiters {
+            w.join().unwrap();
+        }
+        assert_eq!(g.total(), 3);
+        assert!(!g.lock.is_held());
+    });
+}
+
+/// `unlock_fair` hands the lock to a sleeper (never starving here), racing a newcomer.
+#[test]
+fn unlock_fair_hands_over_or_frees() {
+    loom::model(|| {
+        let g = Guarded::<Adaptive>::new();
+        g.lock.set_mode(Mode::Park);
+        g.lock.acquire();
+        let sleeper = {
+            let g = Arc::clone(&g);
+            thread::spawn(move || increment(&g))
+        };
+        let newcomer = {
+            let g = Arc::clone(&g);
+            thread::spawn(move || increment(&g))
+        };
+        g.bump();
+        // SAFETY: acquired above.
+        unsafe { g.lock.model_unlock_fair() };
+        sleeper.join().unwrap();
+        newcomer.join().unwrap();
+        assert_eq!(g.total(), 3);
+        assert!(!g.lock.is_held());
+    });
+}
+
+/// A timed lock gives up (its deadline passes as soon as it would sleep) while another thread sleeps:
+/// the sleeper is still woken, and a timed lock that succeeds holds the lock exclusively.
+#[test]
+fn timed_lock_giving_up_strands_nobody() {
+    loom::model(|| {
+        let g = Guarded::<Adaptive>::new();
+        g.lock.set_mode(Mode::Park);
+        g.lock.acquire();
+        let timed = {
+            let g = Arc::clone(&g);
+            thread::spawn(move || {
+                let got = g.lock.model_lock_timed();
+                if got {
+                    g.bump();
+                    // SAFETY: the timed lock succeeded.
+                    unsafe { g.lock.release() };
+                }
+                u32::from(got)
+            })
+        };
+        let sleeper = {
+            let g = Arc::clone(&g);
+            thread::spawn(move || increment(&g))
+        };
+        g.bump();
+        // SAFETY: acquired above.
+        unsafe { g.lock.release() };
+        let timed_got = timed.join().unwrap();
+        sleeper.join().unwrap();
+        assert_eq!(g.total(), 2 + timed_got);
+        assert!(!g.lock.is_held());
+    });
+}
