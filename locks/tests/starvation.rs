@@ -1,19 +1,30 @@
 //! Starvation bound: one thread re-acquires the lock in a tight loop while 15 others each need 1000
-//! acquisitions, on however many cores there are (2 on the project's machine). All 15 finish, and the
-//! hand-off counter shows the bound acted: sleepers past it were handed the lock by an unlock.
+//! acquisitions, on however many cores there are (2 on the project's machine). All 15 finish, with the
+//! default bound and with a bound of 0 us; with 0 every sleeper turns starving at once, so the hand-off
+//! counter shows the bound acting (an unlock handed the lock to a sleeper without freeing it).
 //!
 //! No timing decides the verdict: the hog runs until the others are done.
 #![cfg(not(abslock_loom))]
 
-use abslock::{AbsMutex, AbsMutexExt};
+use abslock::{AbsConfig, AbsMutexExt, AbsProfile, Calibrated, RawAbsLock};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 const OTHERS: u64 = 15;
 const EACH: u64 = 1000;
 
-#[test]
-fn fifteen_threads_finish_against_a_tight_loop_hog_and_hand_offs_happen() {
-    let m = AbsMutex::new(0_u64);
+/// The calibrated profile with a starvation bound of 0 us.
+enum Impatient {}
+
+impl AbsProfile for Impatient {
+    fn config() -> &'static AbsConfig {
+        static C: std::sync::OnceLock<AbsConfig> = std::sync::OnceLock::new();
+        C.get_or_init(|| AbsConfig { starve_after_us: 0, ..*AbsConfig::calibrated() })
+    }
+}
+
+/// Runs the scenario; returns the lock's statistics.
+fn hog_against_fifteen<P: AbsProfile>() -> abslock::AbsStats {
+    let m = lock_api::Mutex::<RawAbsLock<P>, u64>::new(0);
     let others_done = AtomicBool::new(false);
     let hog_rounds = AtomicU64::new(0);
     std::thread::scope(|s| {
@@ -39,6 +50,18 @@ fn fifteen_threads_finish_against_a_tight_loop_hog_and_hand_offs_happen() {
     });
     let stats = m.stats();
     assert_eq!(*m.lock(), OTHERS * EACH + hog_rounds.load(Ordering::Relaxed));
+    assert!(stats.handoffs <= stats.contended, "{stats:?}");
+    stats
+}
+
+#[test]
+fn fifteen_threads_finish_against_a_tight_loop_hog() {
+    hog_against_fifteen::<Calibrated>();
+}
+
+#[test]
+fn a_zero_bound_hands_the_lock_to_every_sleeper() {
+    let stats = hog_against_fifteen::<Impatient>();
+    assert!(stats.parks > 0, "nobody slept, so the bound had nothing to act on: {stats:?}");
     assert!(stats.handoffs > 0, "the starvation bound never handed the lock over: {stats:?}");
-    assert!(stats.parks >= stats.handoffs, "every hand-off goes to a parked thread: {stats:?}");
 }

@@ -411,6 +411,8 @@ impl<P: AbsProfile> RawAbsLock<P> {
         let acquired = 'wait: loop {
             let (mode, k) = self.policy_now(cfg);
             let (spin_budget, yield_budget) = match mode {
+                // A starving thread tries once, then sleeps until an unlock hands it the lock.
+                _ if starving => (0, 0),
                 Mode::Spin if active_before >= limits.max_active => (0, 0),
                 Mode::Spin if active_before >= limits.max_spinners => (0, cfg.max_yields),
                 Mode::Spin => (k, cfg.max_yields),
@@ -450,12 +452,12 @@ impl<P: AbsProfile> RawAbsLock<P> {
                         continue;
                     }
                     if yielded < yield_budget {
-                        if yielded == 0 {
-                            count_run_out(&mut tally);
-                        }
+                        // k spins ran out: yield, then spin k again (RocketMQ's back-off).
+                        count_run_out(&mut tally);
                         yield_now();
                         yielded += 1;
                         tally.yields += 1;
+                        (spun, burst) = (0, 1);
                         state = self.hot.state.load(Ordering::Relaxed);
                         continue;
                     }
@@ -479,9 +481,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
                         continue;
                     }
                 }
-                if yielded == 0 {
-                    count_run_out(&mut tally);
-                }
+                count_run_out(&mut tally);
                 break;
             }
             let token = if starving { TOKEN_STARVING } else { TOKEN_WAITING };
