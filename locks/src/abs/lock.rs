@@ -20,6 +20,10 @@ const PARKED: u8 = 2;
 /// directly and newcomers do not barge.
 const STARVING: u8 = 4;
 
+/// Lock word bit: a waiter is awake (spinning, yielding, or just woken) and will take the lock or clear
+/// this bit before it sleeps, so an unlock need not wake a sleeper (Go's `mutexWoken`).
+const AWAKE: u8 = 8;
+
 /// Unpark token: the lock is free again; race for it.
 const TOKEN_RETRY: usize = 0;
 /// Unpark token: the lock was handed to you; you hold it.
@@ -56,6 +60,7 @@ const MAX_BURST: u32 = 64;
 /// | `PARKED` | free, threads parked | a waiter's CAS; the unlocker already woke one |
 /// | `LOCKED\|PARKED` | held, threads parked | unlock wakes the oldest parked thread, then races |
 /// | `LOCKED\|PARKED\|STARVING` | held, a parked thread is starving | unlock hands the lock to it (never free) |
+/// | `+ AWAKE` (with `PARKED`) | a waiter is awake and will take the lock | unlock wakes nobody |
 ///
 /// Waiters wait in three stages, each bounded: **spin** (read the word, pause 1, 2, 4 ... 64 times,
 /// until k pauses are spent; only while the waiters spinning or yielding leave a core free, as Go's
@@ -408,6 +413,8 @@ impl<P: AbsProfile> RawAbsLock<P> {
         let mut starving = false;
         // When this thread turns starving, set at its first park.
         let mut starve_at: Option<Deadline> = None;
+        // Whether this thread set `AWAKE` (or was woken with it set for it) and must clear it.
+        let mut awake = false;
         let acquired = 'wait: loop {
             let (mode, k) = self.policy_now(cfg);
             let (spin_budget, yield_budget) = match mode {
@@ -427,14 +434,31 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 }
             };
             loop {
+                let mine = if awake { AWAKE } else { 0 };
                 if state & (LOCKED | STARVING) == 0 {
                     match self.hot.state.compare_exchange_weak(
                         state,
-                        state | LOCKED,
+                        (state | LOCKED) & !mine,
                         Ordering::Acquire,
                         Ordering::Relaxed,
                     ) {
                         Ok(_) => break 'wait true,
+                        Err(seen) => state = seen,
+                    }
+                    continue;
+                }
+                if !awake && state & (PARKED | AWAKE | STARVING) == PARKED && spin_budget + yield_budget > 0 {
+                    // Sleepers exist and nobody awake vouches for taking the lock: we will.
+                    match self.hot.state.compare_exchange_weak(
+                        state,
+                        state | AWAKE,
+                        Ordering::Relaxed,
+                        Ordering::Relaxed,
+                    ) {
+                        Ok(_) => {
+                            awake = true;
+                            state |= AWAKE;
+                        }
                         Err(seen) => state = seen,
                     }
                     continue;
@@ -467,32 +491,29 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 if starving {
                     mark |= STARVING;
                 }
-                if state & mark != mark {
+                // Before sleeping, give up `AWAKE` in the same CAS, so an unlock after it wakes someone.
+                let next = (state | mark) & !mine;
+                if next != state {
                     if state & LOCKED == 0 {
                         continue;
                     }
-                    if let Err(seen) = self.hot.state.compare_exchange_weak(
-                        state,
-                        state | mark,
-                        Ordering::Relaxed,
-                        Ordering::Relaxed,
-                    ) {
+                    if let Err(seen) =
+                        self.hot.state.compare_exchange_weak(state, next, Ordering::Relaxed, Ordering::Relaxed)
+                    {
                         state = seen;
                         continue;
                     }
                 }
+                awake = false;
                 count_run_out(&mut tally);
                 break;
             }
             let token = if starving { TOKEN_STARVING } else { TOKEN_WAITING };
             // Runs under the queue lock: on success this thread is queued in the same critical section,
-            // so `sleepers` never counts a thread that is not in the queue. Passive from here: an unlock
-            // skips the wake-up while others are active (see `unlock_slow`). Both sides use RMWs, which
-            // read the latest value: the unlocker's read of the register comes after our decrement, or
-            // our read of the word (synchronised through the register) comes after its release.
+            // so `sleepers` never counts a thread that is not in the queue.
             let validate = || {
-                self.shared.waiters.fetch_sub(ACTIVE, Ordering::AcqRel);
-                let s = self.hot.state.fetch_or(0, Ordering::Acquire);
+                self.shared.waiters.fetch_sub(ACTIVE, Ordering::Relaxed);
+                let s = self.hot.state.load(Ordering::Relaxed);
                 let sleep = s & (LOCKED | PARKED) == LOCKED | PARKED;
                 if !sleep {
                     self.shared.waiters.fetch_add(ACTIVE, Ordering::Relaxed);
@@ -522,7 +543,8 @@ impl<P: AbsProfile> RawAbsLock<P> {
                     tally.handoff = true;
                     break true;
                 }
-                Parked::Unparked(_) => {}
+                // The unlock that woke us set `AWAKE` on our behalf.
+                Parked::Unparked(_) => awake = true,
                 Parked::Invalid => tally.parks -= 1,
                 Parked::TimedOut if gave_up => break false,
                 Parked::TimedOut => starving = true,
@@ -557,35 +579,39 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 self.hand_off(fair);
                 return;
             }
-            match self.hot.state.compare_exchange_weak(
-                state,
-                state & !LOCKED,
-                Ordering::AcqRel,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => break,
+            // Concurrency restriction: while a waiter is awake (`AWAKE`), it takes the lock and the
+            // sleepers stay asleep, so the unlocker pays no wake-up. Otherwise wake one, and set `AWAKE`
+            // for it in the releasing CAS so later unlocks do not wake more before it runs.
+            let wake = state & (PARKED | AWAKE) == PARKED;
+            let next = (state & !LOCKED) | if wake { AWAKE } else { 0 };
+            match self.hot.state.compare_exchange_weak(state, next, Ordering::Release, Ordering::Relaxed) {
+                Ok(_) => {
+                    if wake {
+                        self.wake_one();
+                    }
+                    return;
+                }
                 Err(seen) => state = seen,
-            }
-        }
-        // Concurrency restriction: while waiters are still spinning or yielding, one of them takes the
-        // lock and the sleepers stay asleep (the unlocker pays no wake-up). A waiter that goes passive
-        // decrements the register before it re-reads the lock word, both by RMW (see `lock_slow`), so
-        // this read sees that decrement, or the waiter sees our release and does not sleep.
-        if state & PARKED != 0 {
-            if self.shared.waiters.fetch_add(0, Ordering::AcqRel) & ACTIVE_MASK == 0 {
-                self.wake_one();
             }
         }
     }
 
-    /// Released: wakes the oldest parked thread to race for the lock.
+    /// Released, with `AWAKE` set on the woken thread's behalf: wakes the oldest parked thread to race
+    /// for the lock. If the queue turned out empty, nobody owns `AWAKE`, so it is cleared here.
     fn wake_one(&self) {
         self.hot.queue.unpark_first(
             self.key(),
             |_| true,
             |u| {
+                let mut clear = 0;
+                if u.woken.is_none() {
+                    clear |= AWAKE;
+                }
                 if !u.more {
-                    self.hot.state.fetch_and(!PARKED, Ordering::Relaxed);
+                    clear |= PARKED;
+                }
+                if clear != 0 {
+                    self.hot.state.fetch_and(!clear, Ordering::Relaxed);
                 }
                 TOKEN_RETRY
             },
@@ -602,23 +628,35 @@ impl<P: AbsProfile> RawAbsLock<P> {
             self.key(),
             |token| token >= threshold,
             |u| {
-                if u.woken.is_some() {
-                    let mut next = LOCKED;
-                    if u.more {
-                        next |= PARKED;
+                // Waiters may set `AWAKE` or `PARKED` concurrently, so the word is updated by CAS; an
+                // awake waiter's `AWAKE` is kept (it will clear it).
+                let mut state = self.hot.state.load(Ordering::Relaxed);
+                loop {
+                    let awake = state & AWAKE;
+                    let next = if u.woken.is_some() {
+                        let mut next = LOCKED | awake;
+                        if u.more {
+                            next |= PARKED;
+                        }
+                        if u.more_matching && !fair {
+                            next |= STARVING;
+                        }
+                        next
+                    } else if u.more {
+                        // Nobody to hand to: free the lock; wake a sleeper unless a waiter is awake.
+                        PARKED | AWAKE
+                    } else {
+                        awake
+                    };
+                    match self.hot.state.compare_exchange_weak(state, next, Ordering::Release, Ordering::Relaxed) {
+                        Ok(_) => {
+                            wake_after = u.woken.is_none() && u.more && awake == 0;
+                            break;
+                        }
+                        Err(seen) => state = seen,
                     }
-                    if u.more_matching && !fair {
-                        next |= STARVING;
-                    }
-                    self.hot.state.store(next, Ordering::Relaxed);
-                    TOKEN_HANDOFF
-                } else {
-                    // Nobody to hand to: free the lock; if others sleep, wake one afterwards.
-                    let next = if u.more { PARKED } else { 0 };
-                    self.hot.state.store(next, Ordering::Release);
-                    wake_after = u.more;
-                    TOKEN_RETRY
                 }
+                if u.woken.is_some() { TOKEN_HANDOFF } else { TOKEN_RETRY }
             },
         );
         if wake_after {
