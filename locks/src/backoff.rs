@@ -19,7 +19,8 @@ pub const ROCKETMQ_INITIAL_K: u32 = 1000;
 /// `docs/abs.md`). `k = 0` yields at once. Exactly k spins run before each yield, which the statistics
 /// let tests check: [`BackoffStats::spins`] lies in `[yields * k, (yields + 1) * k]`.
 ///
-/// Statistics are written by the holder with plain stores, never with a contended RMW. Size: 48 bytes.
+/// Statistics are written by the holder with plain stores, never with a contended RMW. Size: 40 bytes
+/// (the flag, k and four `u64` counters).
 ///
 /// Source: RocketMQ `org.apache.rocketmq.store.lock.BackOffSpinLock` (k fixed), with a TTAS read and a
 /// pause hint added.

@@ -191,7 +191,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// Acquires the lock (the body of `lock_api::RawMutex::lock`).
     #[inline]
     pub(crate) fn raw_lock(&self) {
-        if self.cas(0, LOCKED) {
+        if self.cas_from_free() {
             self.note_acquisition();
         } else {
             self.lock_slow(None);
@@ -201,7 +201,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// Acquires the lock unless `deadline` passes first while parked; true if acquired.
     #[cfg(not(abslock_loom))]
     pub(crate) fn raw_lock_until(&self, deadline: Deadline) -> bool {
-        if self.cas(0, LOCKED) {
+        if self.cas_from_free() {
             self.note_acquisition();
             true
         } else {
@@ -212,7 +212,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// Acquires the lock unless a (modelled) deadline passes while parked; true if acquired.
     #[cfg(abslock_loom)]
     pub(crate) fn raw_lock_timed(&self) -> bool {
-        if self.cas(0, LOCKED) {
+        if self.cas_from_free() {
             self.note_acquisition();
             true
         } else {
@@ -250,8 +250,14 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// The caller holds the lock.
     #[inline]
     pub(crate) unsafe fn raw_unlock(&self) {
-        if !self.cas_release(LOCKED, 0) {
-            self.unlock_slow(false);
+        if let Err(seen) =
+            self.hot.state.compare_exchange(LOCKED, 0, Ordering::Release, Ordering::Relaxed)
+        {
+            // Sleepers, but a waiter is awake to take over: release without waking, still inline.
+            let wakes_nobody = seen & (STARVING | AWAKE) == AWAKE;
+            if !(wakes_nobody && self.cas_release(seen, seen & !LOCKED)) {
+                self.unlock_slow(false);
+            }
         }
     }
 
@@ -356,6 +362,16 @@ impl<P: AbsProfile> RawAbsLock<P> {
     #[inline]
     fn key(&self) -> usize {
         core::ptr::from_ref(&self.hot.state).addr()
+    }
+
+    /// The fast path's CAS `0 -> LOCKED`; if the word is free but has other bits (sleepers), one more
+    /// CAS keeping them, still inline.
+    #[inline]
+    fn cas_from_free(&self) -> bool {
+        match self.hot.state.compare_exchange(0, LOCKED, Ordering::Acquire, Ordering::Relaxed) {
+            Ok(_) => true,
+            Err(seen) => seen & (LOCKED | STARVING) == 0 && self.cas(seen, seen | LOCKED),
+        }
     }
 
     #[inline]
@@ -758,5 +774,29 @@ mod tests {
             }
         }
         assert_eq!(decode_policy(0, &cfg), (Mode::Spin, 1000));
+    }
+}
+
+#[cfg(all(test, not(abslock_loom)))]
+mod layout_tests {
+    use super::*;
+
+    /// The sizes `RawAbsLock`'s documentation states: four 64-byte lines, the lock word alone on the
+    /// first with the policy word, and no counter on it.
+    #[test]
+    fn documented_sizes_match() {
+        assert_eq!(core::mem::size_of::<RawAbsLock>(), 256);
+        assert_eq!(core::mem::align_of::<RawAbsLock>(), 64);
+        assert_eq!(core::mem::size_of::<Hot>(), 64);
+        assert_eq!(core::mem::size_of::<Counters>(), 128);
+        assert_eq!(core::mem::size_of::<Shared>(), 64);
+        let lock = RawAbsLock::<Calibrated>::new();
+        let base = core::ptr::from_ref(&lock).addr();
+        let line = |p: usize| (p - base) / 64;
+        assert_eq!(line(core::ptr::from_ref(&lock.hot.state).addr()), 0);
+        assert_eq!(line(core::ptr::from_ref(&lock.hot.policy).addr()), 0);
+        assert_eq!(line(core::ptr::from_ref(&lock.counters.acquisitions).addr()), 1);
+        assert_eq!(line(core::ptr::from_ref(&lock.counters.critical_milli).addr()), 2);
+        assert_eq!(line(core::ptr::from_ref(&lock.shared.waiters).addr()), 3);
     }
 }
