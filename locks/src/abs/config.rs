@@ -147,11 +147,12 @@ impl AbsConfig {
     }
 
     /// Derives bounds from measured costs by the spin-then-block rule (Karlin, Li, Manasse and Owicki,
-    /// SOSP 1991: spin for as long as blocking would cost, which is 2-competitive), applied twice:
+    /// SOSP 1991: spin for as long as blocking would cost, which is 2-competitive), applied twice. Blocking
+    /// costs two hand-offs (the sleeper's park and the wake-up that ends it):
     ///
     /// - spin about one yield's cost before yielding: `k_min = yield_ns / spin_ns`;
-    /// - spin at most one hand-off's cost before giving up on spinning: `k_max = handoff_ns / spin_ns`;
-    /// - yield about one hand-off's cost before parking: `max_yields = handoff_ns / yield_ns`.
+    /// - spin at most what blocking costs before giving up on spinning: `k_max = 2 handoff_ns / spin_ns`;
+    /// - yield about what blocking costs before parking: `max_yields = 2 handoff_ns / yield_ns`.
     ///
     /// Costs that are not finite or not positive are replaced by [`MeasuredCosts::REFERENCE`]'s, and
     /// every result is clamped, so the bounds are ordered (`1 <= k_min <= k_init <= k_max <=
@@ -163,8 +164,8 @@ impl AbsConfig {
             if r.is_finite() { r.clamp(1.0, f64::from(hi)) as u32 } else { hi }
         };
         let k_min = ratio(costs.yield_ns, costs.spin_ns, K_CEILING);
-        let k_max = ratio(costs.handoff_ns, costs.spin_ns, K_CEILING).max(k_min);
-        let max_yields = ratio(costs.handoff_ns, costs.yield_ns, YIELD_CEILING);
+        let k_max = ratio(2.0 * costs.handoff_ns, costs.spin_ns, K_CEILING).max(k_min);
+        let max_yields = ratio(2.0 * costs.handoff_ns, costs.yield_ns, YIELD_CEILING);
         AbsConfig {
             k_init: k_min,
             k_min,
@@ -223,8 +224,8 @@ mod tests {
     #[test]
     fn reference_costs_give_documented_bounds() {
         let c = AbsConfig::from_costs(&MeasuredCosts::REFERENCE);
-        // 500 ns yield / 25 ns spin, 20 us hand-off / 25 ns spin, 20 us / 500 ns.
-        assert_eq!((c.k_min, c.k_max, c.max_yields), (20, 800, 40));
+        // 650 ns yield / 25 ns spin, 2 x 2.3 us hand-off / 25 ns spin, 2 x 2.3 us / 650 ns.
+        assert_eq!((c.k_min, c.k_max, c.max_yields), (26, 184, 7));
         assert_ordered(&c);
     }
 
