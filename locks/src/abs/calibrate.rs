@@ -30,8 +30,9 @@ impl MeasuredCosts {
     /// Measures the three costs (~30 ms; spawns one helper thread for the hand-off). The spin and yield
     /// figures are a low quantile (the 10th percentile) of many individually timed samples: preemption
     /// and other load only ever add time to a sample, so a low quantile tracks the undisturbed cost and
-    /// moves little from run to run. The hand-off is the minimum of its samples, because on a loaded
-    /// machine most wake-ups also wait for a free core (load, not cost), which shifts even low quantiles.
+    /// moves little from run to run. The hand-off is the 2nd percentile of the round trips in which the
+    /// peer really slept, because on a loaded machine most wake-ups also wait for a free core (load,
+    /// not cost), which shifts the 10th percentile tenfold.
     #[cfg(not(abslock_loom))]
     pub fn measure() -> MeasuredCosts {
         measure::run()
@@ -51,26 +52,28 @@ mod measure {
     const SAMPLES: usize = 201;
     /// Pauses per spin sample (long enough that reading the clock is noise).
     const SPINS_PER_SAMPLE: u32 = 200;
-    /// The quantile taken, in percent.
+    /// The quantile taken of spin and yield samples, in percent.
     const QUANTILE: usize = 10;
+    /// The quantile taken of hand-off samples, in percent.
+    const HANDOFF_QUANTILE: usize = 2;
 
     pub(super) fn run() -> MeasuredCosts {
-        MeasuredCosts {
-            spin_ns: low_quantile((0..SAMPLES).map(|_| spin_sample()).collect()),
-            yield_ns: low_quantile((0..SAMPLES).map(|_| timed(std::thread::yield_now)).collect()),
-            // The minimum: on a busy machine most wake-ups also wait for a free core, which is load,
-            // not the cost of the hand-off itself.
-            handoff_ns: handoffs().into_iter().filter(|x| x.is_finite()).fold(f64::NAN, f64::min),
-        }
+        let spin_ns = low_quantile((0..SAMPLES).map(|_| spin_sample()).collect(), QUANTILE);
+        let yield_ns = low_quantile((0..SAMPLES).map(|_| timed(std::thread::yield_now)).collect(), QUANTILE);
+        // A round trip in which the peer never slept (its wake-up arrived before it parked) is not a
+        // hand-off; a real one costs more than a yield. Of the rest, a very low quantile: on a busy
+        // machine most wake-ups also wait for a free core, which is load, not the hand-off's cost.
+        let slept: Vec<f64> = handoffs().into_iter().filter(|&x| x >= yield_ns).collect();
+        MeasuredCosts { spin_ns, yield_ns, handoff_ns: low_quantile(slept, HANDOFF_QUANTILE) }
     }
 
-    fn low_quantile(mut v: Vec<f64>) -> f64 {
+    fn low_quantile(mut v: Vec<f64>, percent: usize) -> f64 {
         v.retain(|x| x.is_finite());
         if v.is_empty() {
             return f64::NAN;
         }
         v.sort_by(f64::total_cmp);
-        v[(v.len() - 1) * QUANTILE / 100]
+        v[(v.len() - 1) * percent / 100]
     }
 
     fn timed(op: impl FnOnce()) -> f64 {
@@ -135,8 +138,9 @@ mod measure {
         fn low_quantile_ignores_slow_outliers() {
             let mut v: Vec<f64> = (1..=100).map(f64::from).collect();
             v.extend([1e9; 50]);
-            assert_eq!(super::low_quantile(v), 15.0);
-            assert!(super::low_quantile(vec![f64::NAN]).is_nan());
+            assert_eq!(super::low_quantile(v, 10), 15.0);
+            assert!(super::low_quantile(vec![f64::NAN], 10).is_nan());
+            assert!(super::low_quantile(Vec::new(), 2).is_nan());
         }
     }
 }
