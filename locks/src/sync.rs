@@ -216,8 +216,11 @@ impl ParkQueue {
         // SAFETY: as in `park`; the filter and the callback only touch atomics and locals.
         unsafe {
             parking_lot_core::unpark_filter(key, filter, |r| {
-                let seen =
-                    Unparking { woken: woken.get(), more: r.have_more_threads, more_matching: more_matching.get() };
+                let seen = Unparking {
+                    woken: woken.get(),
+                    more: r.have_more_threads,
+                    more_matching: more_matching.get(),
+                };
                 parking_lot_core::UnparkToken(callback(seen))
             });
         }

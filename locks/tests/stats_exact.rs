@@ -50,7 +50,10 @@ fn check<P: abslock::AbsProfile>(m: &lock_api::Mutex<RawAbsLock<P>, u64>) {
     drop(m.lock());
     let after = m.stats();
     assert_eq!(after.acquisitions, stats.acquisitions + 2);
-    assert_eq!((after.contended, after.spins, after.yields, after.parks), (stats.contended, stats.spins, stats.yields, stats.parks));
+    assert_eq!(
+        (after.contended, after.spins, after.yields, after.parks),
+        (stats.contended, stats.spins, stats.yields, stats.parks)
+    );
 }
 
 #[test]

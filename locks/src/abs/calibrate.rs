@@ -15,7 +15,8 @@ impl MeasuredCosts {
     /// What [`measure`](Self::measure) gives on this project's 2-core reference machine (`docs/abs.md`,
     /// "Calibration"): a pause ~25 ns, a yield ~0.65 us, a futex hand-off ~2.3 us. Used under loom,
     /// until the measurement lands, and to replace unusable measurements.
-    pub const REFERENCE: MeasuredCosts = MeasuredCosts { spin_ns: 25.0, yield_ns: 650.0, handoff_ns: 2_300.0 };
+    pub const REFERENCE: MeasuredCosts =
+        MeasuredCosts { spin_ns: 25.0, yield_ns: 650.0, handoff_ns: 2_300.0 };
 
     /// Replaces each cost that is not finite and positive by the [`REFERENCE`](Self::REFERENCE) one.
     pub fn sanitized(&self) -> MeasuredCosts {

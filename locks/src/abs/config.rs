@@ -64,7 +64,8 @@ pub(crate) fn cores() -> u32 {
     static CORES: AtomicU32 = AtomicU32::new(0);
     match CORES.load(Ordering::Relaxed) {
         0 => {
-            let n = std::thread::available_parallelism().map_or(1, |n| u32::try_from(n.get()).unwrap_or(u32::MAX));
+            let n = std::thread::available_parallelism()
+                .map_or(1, |n| u32::try_from(n.get()).unwrap_or(u32::MAX));
             CORES.store(n, Ordering::Relaxed);
             n
         }

@@ -8,8 +8,8 @@ use super::profile::{AbsProfile, Calibrated};
 use super::stats::{AbsStats, Mode, TracePoint};
 use crate::holder_counter::HolderCounter;
 use crate::sync::{
-    AtomicU8, AtomicU32, AtomicU64, Deadline, OnceLock, Ordering, ParkQueue, Parked, TraceMutex, deadline_after,
-    earliest, loom_const_fn, passed, spin_loop, yield_now,
+    AtomicU8, AtomicU32, AtomicU64, Deadline, OnceLock, Ordering, ParkQueue, Parked, TraceMutex,
+    deadline_after, earliest, loom_const_fn, passed, spin_loop, yield_now,
 };
 
 /// Lock word bit: held.
@@ -250,9 +250,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// The caller holds the lock.
     #[inline]
     pub(crate) unsafe fn raw_unlock(&self) {
-        if let Err(seen) =
-            self.hot.state.compare_exchange(LOCKED, 0, Ordering::Release, Ordering::Relaxed)
-        {
+        if let Err(seen) = self.hot.state.compare_exchange(LOCKED, 0, Ordering::Release, Ordering::Relaxed) {
             // Sleepers, but a waiter is awake to take over: release without waking, still inline.
             let wakes_nobody = seen & (STARVING | AWAKE) == AWAKE;
             if !(wakes_nobody && self.cas_release(seen, seen & !LOCKED)) {
@@ -513,9 +511,12 @@ impl<P: AbsProfile> RawAbsLock<P> {
                     if state & LOCKED == 0 {
                         continue;
                     }
-                    if let Err(seen) =
-                        self.hot.state.compare_exchange_weak(state, next, Ordering::Relaxed, Ordering::Relaxed)
-                    {
+                    if let Err(seen) = self.hot.state.compare_exchange_weak(
+                        state,
+                        next,
+                        Ordering::Relaxed,
+                        Ordering::Relaxed,
+                    ) {
                         state = seen;
                         continue;
                     }
@@ -664,7 +665,12 @@ impl<P: AbsProfile> RawAbsLock<P> {
                     } else {
                         awake
                     };
-                    match self.hot.state.compare_exchange_weak(state, next, Ordering::Release, Ordering::Relaxed) {
+                    match self.hot.state.compare_exchange_weak(
+                        state,
+                        next,
+                        Ordering::Release,
+                        Ordering::Relaxed,
+                    ) {
                         Ok(_) => {
                             wake_after = u.woken.is_none() && u.more && awake == 0;
                             break;
@@ -757,7 +763,10 @@ impl<P: AbsProfile> Default for RawAbsLock<P> {
 
 impl<P: AbsProfile> core::fmt::Debug for RawAbsLock<P> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("RawAbsLock").field("held", &self.raw_is_locked()).field("stats", &self.stats()).finish()
+        f.debug_struct("RawAbsLock")
+            .field("held", &self.raw_is_locked())
+            .field("stats", &self.stats())
+            .finish()
     }
 }
 
