@@ -5,7 +5,7 @@
 //! | [`RawCasSpinLock`] | [`CasSpinMutex`] | bare CAS loop (baseline only) | RocketMQ `PutMessageSpinLock` |
 //! | [`RawSpinLock`] | [`SpinMutex`] | test-and-test-and-set, pause hint | TTAS |
 //! | [`RawBackoffLock`] | [`BackoffMutex`] | spin k, yield, repeat | RocketMQ `BackOffSpinLock` |
-//! | [`RawAbsLock`] | [`AbsMutex`] | adaptive k, parks when spinning stops paying | RocketMQ `AdaptiveBackOffSpinLockImpl`, FM 2024 |
+//! | [`RawAbsLock`] | [`AbsMutex`] | adaptive k; spin, yield, sleep; restriction; starvation hand-off | RocketMQ `AdaptiveBackOffSpinLockImpl`, parking_lot, Go, Dice 2017 |
 //!
 //! ```
 //! use abslock::AbsMutex;

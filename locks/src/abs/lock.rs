@@ -461,7 +461,10 @@ impl<P: AbsProfile> RawAbsLock<P> {
                     }
                     continue;
                 }
-                if !awake && state & (PARKED | AWAKE | STARVING) == PARKED && spin_budget + yield_budget > 0 {
+                if !awake
+                    && state & (PARKED | AWAKE | STARVING) == PARKED
+                    && (spin_budget > 0 || yield_budget > 0)
+                {
                     // Sleepers exist and nobody awake vouches for taking the lock: we will.
                     match self.hot.state.compare_exchange_weak(
                         state,
