@@ -55,7 +55,9 @@ pub fn check_writable(out: &Path) -> Result<(), OutputError> {
 pub fn is_sweep_output(name: &str) -> bool {
     matches!(name, "results.csv" | "rounds.csv" | "report.md" | "abs_trace.csv")
         || (name.ends_with(".svg")
-            && ["throughput_", "cpu_", "abs_trace", "lock-bound-", "store-"].iter().any(|p| name.starts_with(p)))
+            && ["throughput_", "cpu_", "abs_trace", "lock-bound-", "store-"]
+                .iter()
+                .any(|p| name.starts_with(p)))
 }
 
 /// Removes an earlier run's outputs from `out`.
@@ -79,16 +81,23 @@ pub fn clear_stale(out: &Path) -> std::io::Result<()> {
 pub fn write_csvs(out: &Path, rounds: &[RoundRow], res: &[CellResult]) -> Result<Vec<PathBuf>, OutputError> {
     let mut paths = Vec::new();
     let p = out.join("rounds.csv");
-    results::write_csv(&p, rounds).map_err(|source| OutputError::Csv { path: p.display().to_string(), source })?;
+    results::write_csv(&p, rounds)
+        .map_err(|source| OutputError::Csv { path: p.display().to_string(), source })?;
     paths.push(p);
     let p = out.join("results.csv");
-    results::write_csv(&p, res).map_err(|source| OutputError::Csv { path: p.display().to_string(), source })?;
+    results::write_csv(&p, res)
+        .map_err(|source| OutputError::Csv { path: p.display().to_string(), source })?;
     paths.push(p);
     Ok(paths)
 }
 
 /// Draws every plot; returns (caption, file name) of those written, warnings to stderr.
-pub fn write_plots(out: &Path, res: &[CellResult], targets: &[&str], order: &[String]) -> Vec<(String, String)> {
+pub fn write_plots(
+    out: &Path,
+    res: &[CellResult],
+    targets: &[&str],
+    order: &[String],
+) -> Vec<(String, String)> {
     let mut written = Vec::new();
     for target in targets {
         let mut sizes: Vec<usize> = res.iter().filter(|r| &r.target == target).map(|r| r.size).collect();
@@ -96,7 +105,12 @@ pub fn write_plots(out: &Path, res: &[CellResult], targets: &[&str], order: &[St
         sizes.dedup();
         for size in sizes {
             for (metric, stem, what, y) in [
-                (Metric::Ratio, "ratio", "throughput / parking_lot (median, 95% interval)", "ratio to parking_lot"),
+                (
+                    Metric::Ratio,
+                    "ratio",
+                    "throughput / parking_lot (median, 95% interval)",
+                    "ratio to parking_lot",
+                ),
                 (Metric::Cpu, "cpu", "workers' CPU per message (median)", "CPU ns per message"),
             ] {
                 let lines = plots::lines(res, target, size, order, metric);
@@ -126,8 +140,10 @@ mod tests {
             std::fs::write(dir.path().join(f), "x").unwrap();
         }
         clear_stale(dir.path()).unwrap();
-        let mut left: Vec<String> =
-            std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
         left.sort();
         assert_eq!(left, vec!["mine.svg", "notes.md"]);
     }

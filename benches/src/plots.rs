@@ -22,7 +22,11 @@ const PALETTE: [RGBColor; 10] = [
 
 /// `128 B`, `1 KiB`, `16 KiB`: message sizes as the report writes them.
 pub fn size_label(size: usize) -> String {
-    if size >= 1024 && size % 1024 == 0 { format!("{} KiB", size / 1024) } else { format!("{size} B") }
+    if size >= 1024 && size.is_multiple_of(1024) {
+        format!("{} KiB", size / 1024)
+    } else {
+        format!("{size} B")
+    }
 }
 
 /// One line: a strategy's (threads, value, spread low, spread high) points.
@@ -50,11 +54,22 @@ pub fn lines(rows: &[CellResult], target: &str, size: usize, order: &[String], m
         .map(|s| {
             let mut points: Vec<(usize, f64, f64, f64)> = rows
                 .iter()
-                .filter(|r| r.target == target && r.size == size && &r.strategy == s && r.layout == "single" && r.topics == 1 && r.flush == "async")
+                .filter(|r| {
+                    r.target == target
+                        && r.size == size
+                        && &r.strategy == s
+                        && r.layout == "single"
+                        && r.topics == 1
+                        && r.flush == "async"
+                })
                 .filter_map(|r| {
                     let p = match metric {
                         Metric::Ratio => {
-                            let (lo, hi) = if r.ratio_pl_lo.is_finite() { (r.ratio_pl_lo, r.ratio_pl_hi) } else { (r.ratio_pl_min, r.ratio_pl_max) };
+                            let (lo, hi) = if r.ratio_pl_lo.is_finite() {
+                                (r.ratio_pl_lo, r.ratio_pl_hi)
+                            } else {
+                                (r.ratio_pl_min, r.ratio_pl_max)
+                            };
                             (r.threads, r.ratio_pl, lo, hi)
                         }
                         Metric::Cpu => (r.threads, r.cpu_ns_per_msg, r.cpu_ns_per_msg, r.cpu_ns_per_msg),
@@ -120,10 +135,15 @@ pub fn draw(path: &Path, title: &str, y_label: &str, lines: &[Line]) -> Result<(
         chart
             .draw_series(LineSeries::new(l.points.iter().map(|p| (x(p.0), p.1)), c.stroke_width(2)))
             .map_err(|e| err(&e))?;
-        chart.draw_series(l.points.iter().map(|p| Circle::new((x(p.0), p.1), 3, c.filled()))).map_err(|e| err(&e))?;
+        chart
+            .draw_series(l.points.iter().map(|p| Circle::new((x(p.0), p.1), 3, c.filled())))
+            .map_err(|e| err(&e))?;
         chart
             .draw_series(
-                l.points.iter().filter(|p| p.3 > p.2).map(|p| ErrorBar::new_vertical(x(p.0), p.2, p.1, p.3, c.stroke_width(1), 6)),
+                l.points
+                    .iter()
+                    .filter(|p| p.3 > p.2)
+                    .map(|p| ErrorBar::new_vertical(x(p.0), p.2, p.1, p.3, c.stroke_width(1), 6)),
             )
             .map_err(|e| err(&e))?;
     }

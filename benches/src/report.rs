@@ -92,7 +92,9 @@ fn table(out: &mut String, rows: &[&CellResult], order: &[String], cell: impl Fn
     for c in cells(rows) {
         let line: Vec<String> = order
             .iter()
-            .map(|s| rows.iter().find(|r| cell_label(r) == c && &r.strategy == s).map_or("".into(), |r| cell(r)))
+            .map(|s| {
+                rows.iter().find(|r| cell_label(r) == c && &r.strategy == s).map_or("".into(), |r| cell(r))
+            })
             .collect();
         let _ = writeln!(out, "| {c} | {} |", line.join(" | "));
     }
@@ -126,16 +128,22 @@ pub fn summarise(rows: &[&CellResult], strategy: &str, cores: usize) -> Summary 
         s.in_best.1 += 1;
         s.in_best.0 += usize::from(matches!(r.verdict_best, Verdict::Best | Verdict::Tie));
     }
-    s.geomean_supported = stats::geomean(mine.iter().filter(|r| r.ratio_pl.is_finite()).map(|r| match r.verdict_pl {
-        Verdict::Faster | Verdict::Slower => r.ratio_pl,
-        _ => 1.0,
-    }));
+    s.geomean_supported =
+        stats::geomean(mine.iter().filter(|r| r.ratio_pl.is_finite()).map(|r| match r.verdict_pl {
+            Verdict::Faster | Verdict::Slower => r.ratio_pl,
+            _ => 1.0,
+        }));
     s.cpu_past_cores = stats::geomean(mine.iter().filter(|r| r.threads > cores).map(|r| r.cpu_ratio_pl));
     s
 }
 
 /// Renders the report.
-pub fn render(ctx: &Context, results: &[CellResult], rounds: &[RoundRow], plots: &[(String, String)]) -> String {
+pub fn render(
+    ctx: &Context,
+    results: &[CellResult],
+    rounds: &[RoundRow],
+    plots: &[(String, String)],
+) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "# Contention sweep report\n");
     if ctx.interrupted {
@@ -159,7 +167,8 @@ pub fn render(ctx: &Context, results: &[CellResult], rounds: &[RoundRow], plots:
          (faster, ↑) or below {m2:.3} (slower, ↓), a ±{:.0}% equivalence margin; otherwise tie (≈). ★ marks the \
          cell's best (highest median throughput); against the best, ≈ means not separable from it.",
         ctx.margin_pct,
-        k = stats::order_statistic_k(ctx.rounds as usize).map_or("none (fewer than 6 rounds)".to_string(), |k| k.to_string()),
+        k = stats::order_statistic_k(ctx.rounds as usize)
+            .map_or("none (fewer than 6 rounds)".to_string(), |k| k.to_string()),
         m1 = 1.0 + ctx.margin_pct / 100.0,
         m2 = 1.0 / (1.0 + ctx.margin_pct / 100.0),
     );
@@ -178,7 +187,8 @@ pub fn render(ctx: &Context, results: &[CellResult], rounds: &[RoundRow], plots:
     }
     for target in &targets {
         let rows: Vec<&CellResult> = results.iter().filter(|r| &r.target == target).collect();
-        let order: Vec<String> = order.iter().filter(|s| rows.iter().any(|r| &&r.strategy == s)).cloned().collect();
+        let order: Vec<String> =
+            order.iter().filter(|s| rows.iter().any(|r| &&r.strategy == s)).cloned().collect();
         let _ = writeln!(o, "## Target `{target}`\n");
         let _ = writeln!(o, "### Throughput ratio to `parking_lot` (median over rounds) and verdict\n");
         table(&mut o, &rows, &order, |r| {
@@ -198,13 +208,17 @@ pub fn render(ctx: &Context, results: &[CellResult], rounds: &[RoundRow], plots:
              with more threads than the {} cores.\n",
             ctx.cores
         );
-        let _ = writeln!(o, "| strategy | vs parking_lot ↑/≈/↓ | geomean | best or tied | CPU/msg past the cores |");
-        let _ = writeln!(o, "|---|---|---:|---:|---:|");
+        let _ = writeln!(
+            o,
+            "| strategy | vs parking_lot ↑/≈/↓ | geomean | best or tied | CPU/msg past the cores | stalled windows |"
+        );
+        let _ = writeln!(o, "|---|---|---:|---:|---:|---:|");
         for s in &order {
             let sm = summarise(&rows, s, ctx.cores);
+            let stalled: u32 = rows.iter().filter(|r| &r.strategy == s).map(|r| r.stalled).sum();
             let _ = writeln!(
                 o,
-                "| {s} | {}/{}/{} | {} | {}/{} | {} |",
+                "| {s} | {}/{}/{} | {} | {}/{} | {} | {stalled} |",
                 sm.vs_pl.0,
                 sm.vs_pl.1,
                 sm.vs_pl.2,
@@ -251,7 +265,10 @@ fn abs_summary(o: &mut String, rows: &[&CellResult], cores: usize) {
         return;
     }
     let _ = writeln!(o, "### ABS summary\n");
-    let _ = writeln!(o, "| strategy | vs parking_lot ↑/≈/↓ | vs best: best or tied / slower | geomean vs parking_lot | CPU/msg vs parking_lot past the cores |");
+    let _ = writeln!(
+        o,
+        "| strategy | vs parking_lot ↑/≈/↓ | vs best: best or tied / slower | geomean vs parking_lot | CPU/msg vs parking_lot past the cores |"
+    );
     let _ = writeln!(o, "|---|---|---|---:|---:|");
     for s in ["abs", "abs-rocketmq"] {
         if !has(s) {
@@ -285,7 +302,8 @@ fn problems(o: &mut String, rounds: &[RoundRow]) {
     let _ = writeln!(o, "|---|---|---:|---|---|");
     for r in bad {
         let status = if r.status == Status::Stalled { "stalled (0 messages)" } else { "failed" };
-        let _ = writeln!(o, "| {} | {} | {} | {status} | {} |", r.key().label(), r.strategy, r.round, r.error);
+        let _ =
+            writeln!(o, "| {} | {} | {} | {status} | {} |", r.key().label(), r.strategy, r.round, r.error);
     }
     o.push('\n');
 }

@@ -192,7 +192,9 @@ keyed!(CellResult);
 /// Per-round values of one strategy in one cell (`None`: stalled or failed).
 fn series(rounds: &[RoundRow], strategy: &str, n: u32, f: impl Fn(&RoundRow) -> f64) -> Vec<Option<f64>> {
     (0..n)
-        .map(|r| rounds.iter().find(|x| x.round == r && x.strategy == strategy && x.status == Status::Ok).map(&f))
+        .map(|r| {
+            rounds.iter().find(|x| x.round == r && x.strategy == strategy && x.status == Status::Ok).map(&f)
+        })
         .collect()
 }
 
@@ -205,7 +207,13 @@ fn some(v: &[Option<f64>]) -> Vec<f64> {
 }
 
 /// Derives the `results.csv` rows of one cell from its rounds (all strategies, `rounds` rounds).
-pub fn analyse(cell: &CellKey, strategies: &[Strategy], rounds: &[RoundRow], n: u32, margin: f64) -> Vec<CellResult> {
+pub fn analyse(
+    cell: &CellKey,
+    strategies: &[Strategy],
+    rounds: &[RoundRow],
+    n: u32,
+    margin: f64,
+) -> Vec<CellResult> {
     let names: Vec<String> = strategies.iter().map(Strategy::name).collect();
     let thr = |s: &str| series(rounds, s, n, |x| x.msgs_per_s);
     let reference = REFERENCE.name();
@@ -222,11 +230,16 @@ pub fn analyse(cell: &CellKey, strategies: &[Strategy], rounds: &[RoundRow], n: 
         .iter()
         .map(|s| {
             let mine = thr(s);
-            let count = |st: Status| rounds.iter().filter(|x| &x.strategy == s && x.status == st).count() as u32;
+            let count =
+                |st: Status| rounds.iter().filter(|x| &x.strategy == s && x.status == st).count() as u32;
             let vs_pl: Paired = stats::judge(&ratios(&mine, &pl), margin);
             let vs_best = stats::judge(&ratios(&mine, &best_thr), margin);
             let cpu = series(rounds, s, n, |x| x.cpu_ns_per_msg);
-            let abs: Vec<f64> = rounds.iter().filter(|x| &x.strategy == s && x.status == Status::Ok).filter_map(|x| x.abs_contended_pct).collect();
+            let abs: Vec<f64> = rounds
+                .iter()
+                .filter(|x| &x.strategy == s && x.status == Status::Ok)
+                .filter_map(|x| x.abs_contended_pct)
+                .collect();
             CellResult {
                 target: cell.target.clone(),
                 threads: cell.threads,
@@ -252,8 +265,10 @@ pub fn analyse(cell: &CellKey, strategies: &[Strategy], rounds: &[RoundRow], n: 
                 ratio_best_hi: vs_best.hi,
                 verdict_best: if *s == best { Verdict::Best } else { vs_best.verdict },
                 cpu_ns_per_msg: stats::median(&some(&cpu)).unwrap_or(f64::NAN),
-                background_ns_per_msg: stats::median(&some(&series(rounds, s, n, |x| x.background_ns_per_msg)))
-                    .unwrap_or(f64::NAN),
+                background_ns_per_msg: stats::median(&some(&series(rounds, s, n, |x| {
+                    x.background_ns_per_msg
+                })))
+                .unwrap_or(f64::NAN),
                 cpu_ratio_pl: stats::median(&ratios(&cpu, &pl_cpu)).unwrap_or(f64::NAN),
                 abs_contended_pct: stats::median(&abs),
             }

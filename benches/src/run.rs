@@ -34,19 +34,23 @@ pub struct Plan {
 }
 
 /// Set-up cost of one window, beyond warm-up and span, for the time estimate: thread start
-/// and log hand-over (lock-bound), or opening a store and warming its segment (store, per
-/// MiB of segment); measured on the reference machine (ours).
+/// and log hand-over (lock-bound), or opening a store and warming its segment (store: about
+/// 4 ms per MiB, and a default window's segment is 20-80 MiB); measured on the reference
+/// machine (ours).
 pub fn window_overhead(target: Target, segment_mib: u64) -> Duration {
     match target {
         Target::LockBound => Duration::from_millis(5),
-        Target::Store => Duration::from_millis(10) + Duration::from_micros(3_750 * segment_mib),
+        Target::Store => Duration::from_millis(10) + Duration::from_micros(4_000 * segment_mib.min(40)),
     }
 }
 
 impl Plan {
     /// Windows the plan runs.
     pub fn windows(&self) -> u64 {
-        self.grids.iter().map(|g| (g.cells().len() * g.strategies.len()) as u64 * u64::from(self.rounds)).sum()
+        self.grids
+            .iter()
+            .map(|g| (g.cells().len() * g.strategies.len()) as u64 * u64::from(self.rounds))
+            .sum()
     }
 
     /// Estimated wall time: windows times (warm-up + span + set-up); a capped span ends early.
@@ -143,7 +147,12 @@ fn window(
     position: u32,
     strategy: Strategy,
 ) -> RoundRow {
-    let spec = WindowSpec { threads: cell.threads, warmup: plan.warmup, measure: plan.measure, pin: plan.pin.clone() };
+    let spec = WindowSpec {
+        threads: cell.threads,
+        warmup: plan.warmup,
+        measure: plan.measure,
+        pin: plan.pin.clone(),
+    };
     let mut row = RoundRow {
         target: key.target.clone(),
         threads: key.threads,
@@ -176,13 +185,26 @@ fn window(
             if w.messages == 0 {
                 row.status = Status::Stalled;
                 if !plan.quiet {
-                    eprintln!("sweep: {} {strategy} round {round}: stalled (0 messages in {:.3} s)", key.label(), w.seconds);
+                    eprintln!(
+                        "sweep: {} {strategy} round {round}: stalled (0 messages in {:.3} s)",
+                        key.label(),
+                        w.seconds
+                    );
                 }
             } else {
                 row.status = Status::Ok;
                 row.cpu_ns_per_msg = w.worker_cpu_ns as f64 / w.messages as f64;
                 row.background_ns_per_msg = w.background_cpu_ns as f64 / w.messages as f64;
             }
+        }
+        Err(e) if e.starts_with(crate::window::WARM_SPACE_FILLED) => {
+            // A window that ran out of warm space before its span began put nothing measurable: a
+            // stall of the sizing, not of the lock.
+            row.status = Status::Stalled;
+            if !plan.quiet {
+                eprintln!("sweep: {} {strategy} round {round}: stalled ({e})", key.label());
+            }
+            row.error = e;
         }
         Err(e) => {
             if !abort.load(Ordering::Relaxed) {

@@ -133,7 +133,15 @@ pub struct Paired {
 pub fn judge(ratios: &[f64], margin: f64) -> Paired {
     let Some(median) = median(ratios) else {
         let nan = f64::NAN;
-        return Paired { median: nan, lo: nan, hi: nan, min: nan, max: nan, n: 0, verdict: Verdict::NotAvailable };
+        return Paired {
+            median: nan,
+            lo: nan,
+            hi: nan,
+            min: nan,
+            max: nan,
+            n: 0,
+            verdict: Verdict::NotAvailable,
+        };
     };
     let min = ratios.iter().copied().fold(f64::INFINITY, f64::min);
     let max = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -148,7 +156,10 @@ pub fn judge(ratios: &[f64], margin: f64) -> Paired {
 
 /// Geometric mean of positive finite values; `None` if there are none.
 pub fn geomean(v: impl IntoIterator<Item = f64>) -> Option<f64> {
-    let (sum, n) = v.into_iter().filter(|x| x.is_finite() && *x > 0.0).fold((0.0, 0usize), |(s, n), x| (s + x.ln(), n + 1));
+    let (sum, n) = v
+        .into_iter()
+        .filter(|x| x.is_finite() && *x > 0.0)
+        .fold((0.0, 0usize), |(s, n), x| (s + x.ln(), n + 1));
     (n > 0).then(|| (sum / n as f64).exp())
 }
 

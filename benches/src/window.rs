@@ -53,6 +53,10 @@ impl Window {
     }
 }
 
+/// The error of a window whose byte cap was reached before its span began.
+pub const WARM_SPACE_FILLED: &str =
+    "the target's warm space filled during the warm-up: raise --segment-mib or lower --warmup-ms";
+
 /// Puts between two clock reads of a worker: a span's ends are seen within this many puts.
 const CHECK_EVERY: u64 = 8;
 
@@ -173,7 +177,7 @@ where
             }
         };
         n += 1;
-        if n % CHECK_EVERY == 0 || full {
+        if n.is_multiple_of(CHECK_EVERY) || full {
             let now = Instant::now();
             if began.is_none() && now >= t0 {
                 began = Some((n, thread_cpu()));
@@ -184,10 +188,7 @@ where
             }
             if full {
                 if began.is_none() {
-                    lock(&sh.error).get_or_insert_with(|| {
-                        "the target's warm space filled during the warm-up: raise --segment-mib or lower --warmup-ms"
-                            .into()
-                    });
+                    lock(&sh.error).get_or_insert_with(|| WARM_SPACE_FILLED.into());
                 } else {
                     sh.end_ns.fetch_min((now - base).as_nanos() as u64, Ordering::AcqRel);
                 }
@@ -212,7 +213,12 @@ mod tests {
     use super::*;
 
     fn spec(threads: usize) -> WindowSpec {
-        WindowSpec { threads, warmup: Duration::from_millis(2), measure: Duration::from_millis(20), pin: None }
+        WindowSpec {
+            threads,
+            warmup: Duration::from_millis(2),
+            measure: Duration::from_millis(20),
+            pin: None,
+        }
     }
 
     #[test]

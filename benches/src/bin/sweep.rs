@@ -13,7 +13,7 @@ use abslock_benches::run::{self, Plan};
 use abslock_benches::strategy::Strategy;
 use abslock_benches::target::lock_bound::{LockBound, WARM_SEGMENTS};
 use abslock_benches::target::slack;
-use abslock_benches::target::store::{StoreTarget, record_len};
+use abslock_benches::target::store::{STORE_SEGMENTS_MAX, StoreTarget, record_len};
 use abslock_benches::{compare, machine, outputs, report, results};
 use abslock_store::{FlushMode, Layout};
 use clap::{Args, Parser, Subcommand};
@@ -60,7 +60,7 @@ struct RunArgs {
     /// Worker thread counts, comma separated, 1-1024 [default lock-bound: 1,2,4,8,16; store: 1,4,16].
     #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u16).range(1..=1024))]
     threads: Vec<u16>,
-    /// Message body sizes in bytes, comma separated, 1-4194304 [default lock-bound: 128,1024,16384; store: 128,4096].
+    /// Message body sizes in bytes, comma separated, 1-4194304 [default lock-bound: 128,1024,16384; store: 128,1024].
     #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=4_194_304))]
     sizes: Vec<u32>,
     /// Store target layouts: single (one log, one lock) and/or per-topic (one log and lock per topic) [default: single].
@@ -87,8 +87,8 @@ struct RunArgs {
     /// Equivalence margin of the verdicts, percent, 0-50: a verdict needs the 95% interval outside 1 ± margin.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(0..=50))]
     tie_margin_pct: u8,
-    /// Commitlog segment size, MiB, 1-4096: lock-bound warms 16 per run; the store target warms one per window
-    /// (per-topic: divided among topics) [default: 32, smoke 8].
+    /// Commitlog segment size, MiB, 1-4096: lock-bound warms 16 per run; the store target warms one per window,
+    /// sized to the cell's rate, of at most 4x this (per-topic: divided among topics) [default: 32, smoke 8].
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
     segment_mib: Option<u64>,
     /// Existing directory for the run's stores [default: /dev/shm when it exists (tmpfs: flush costs are not
@@ -160,7 +160,11 @@ fn run_compare(a: &Path, b: &Path) -> Result<ExitCode, Fatal> {
 }
 
 fn sorted<T: Into<usize> + Copy>(v: &[T], default: &[usize]) -> Vec<usize> {
-    if v.is_empty() { default.to_vec() } else { grid::sorted(&v.iter().map(|&x| x.into()).collect::<Vec<_>>()) }
+    if v.is_empty() {
+        default.to_vec()
+    } else {
+        grid::sorted(&v.iter().map(|&x| x.into()).collect::<Vec<_>>())
+    }
 }
 
 fn dedup<T: PartialEq + Copy>(v: &[T], default: &[T]) -> Vec<T> {
@@ -180,9 +184,13 @@ fn grids(a: &RunArgs) -> Vec<TargetGrid> {
         .into_iter()
         .map(|target| {
             let (strategies, threads, sizes): (Vec<Strategy>, &[usize], &[usize]) = match (target, a.smoke) {
-                (Target::LockBound, false) => (grid::LOCK_BOUND_STRATEGIES.to_vec(), &[1, 2, 4, 8, 16], &[128, 1024, 16384]),
-                (Target::Store, false) => (grid::STORE_STRATEGIES.to_vec(), &[1, 4, 16], &[128, 4096]),
-                (Target::LockBound, true) => (vec![Strategy::Spin, Strategy::Abs, Strategy::ParkingLot], &[1, 4], &[128, 4096]),
+                (Target::LockBound, false) => {
+                    (grid::LOCK_BOUND_STRATEGIES.to_vec(), &[1, 2, 4, 8, 16], &[128, 1024, 16384])
+                }
+                (Target::Store, false) => (grid::STORE_STRATEGIES.to_vec(), &[1, 4, 16], &[128, 1024]),
+                (Target::LockBound, true) => {
+                    (vec![Strategy::Spin, Strategy::Abs, Strategy::ParkingLot], &[1, 4], &[128, 4096])
+                }
                 (Target::Store, true) => (vec![Strategy::Abs, Strategy::ParkingLot], &[1, 4], &[128]),
             };
             let strategies = if a.strategies.is_empty() { strategies } else { a.strategies.clone() };
@@ -191,7 +199,11 @@ fn grids(a: &RunArgs) -> Vec<TargetGrid> {
                 target,
                 strategies: grid::with_reference(&strategies),
                 threads: sorted(&a.threads, threads),
-                sizes: grid::sorted(&if a.sizes.is_empty() { sizes.to_vec() } else { a.sizes.iter().map(|&s| s as usize).collect() }),
+                sizes: grid::sorted(&if a.sizes.is_empty() {
+                    sizes.to_vec()
+                } else {
+                    a.sizes.iter().map(|&s| s as usize).collect()
+                }),
                 layouts: if store { dedup(&a.layout, &[Layout::Single]) } else { vec![Layout::Single] },
                 topics: if store { sorted(&a.topics, &[1]) } else { vec![1] },
                 flushes: if store { dedup(&a.flush, &[FlushMode::ASYNC]) } else { vec![FlushMode::ASYNC] },
@@ -218,7 +230,7 @@ fn free_bytes(dir: &Path) -> Option<u64> {
     }
     // SAFETY: statvfs returned 0, so it filled the struct (zeroed beforehand anyway).
     let st = unsafe { st.assume_init() };
-    Some(st.f_bavail as u64 * st.f_frsize as u64)
+    Some(st.f_bavail * st.f_frsize)
 }
 
 fn git_commit() -> String {
@@ -232,7 +244,8 @@ fn git_commit() -> String {
     };
     match run(&["rev-parse", "--short", "HEAD"]) {
         Some(c) if !c.is_empty() => {
-            let dirty = run(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+            let dirty =
+                run(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
             if dirty { format!("{c} (with uncommitted changes)") } else { c }
         }
         _ => "unknown".into(),
@@ -269,7 +282,11 @@ fn run_sweep(a: &RunArgs) -> Result<ExitCode, Fatal> {
     let has = |t: Target| targets_run.contains(&t);
     let topics_max = grids.iter().flat_map(|g| g.topics.iter().copied()).max().unwrap_or(1) as u64;
     let need = if has(Target::LockBound) { WARM_SEGMENTS as u64 * segment } else { 0 }
-        + if has(Target::Store) { segment.max(topics_max << 20) + (64 << 20) } else { 0 };
+        + if has(Target::Store) {
+            (STORE_SEGMENTS_MAX * segment).max(topics_max << 20) + (64 << 20)
+        } else {
+            0
+        };
     let mut store_parent = store_parent;
     if !explicit_store_dir
         && free_bytes(&store_parent).is_some_and(|f| f < need)
@@ -296,10 +313,10 @@ fn run_sweep(a: &RunArgs) -> Result<ExitCode, Fatal> {
         )));
     }
     outputs::check_writable(&a.out)?;
-    let run_dir = tempfile::Builder::new()
-        .prefix("abslock-sweep-")
-        .tempdir_in(&store_parent)
-        .map_err(|e| format!("--store-dir {}: cannot create the run directory: {e}", store_parent.display()))?;
+    let run_dir =
+        tempfile::Builder::new().prefix("abslock-sweep-").tempdir_in(&store_parent).map_err(|e| {
+            format!("--store-dir {}: cannot create the run directory: {e}", store_parent.display())
+        })?;
 
     // Signals: the first ends the window in progress and the run (outputs of finished cells
     // are written); the second removes the run's stores and exits at once.
@@ -329,7 +346,9 @@ fn run_sweep(a: &RunArgs) -> Result<ExitCode, Fatal> {
         outside_ns: a.outside_ns,
         margin: f64::from(a.tie_margin_pct) / 100.0,
         seed: a.seed.unwrap_or_else(|| {
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64)
         }),
         quiet: a.quiet,
     };
@@ -366,7 +385,8 @@ fn run_sweep(a: &RunArgs) -> Result<ExitCode, Fatal> {
         } else {
             None
         },
-        store: has(Target::Store).then(|| StoreTarget { parent: run_dir.path().to_path_buf(), segment_size: segment }),
+        store: has(Target::Store)
+            .then(|| StoreTarget::new(run_dir.path().to_path_buf(), STORE_SEGMENTS_MAX * segment)),
     };
     let output = run::run(&plan, &targets, &abort);
     drop(targets);
@@ -376,7 +396,8 @@ fn run_sweep(a: &RunArgs) -> Result<ExitCode, Fatal> {
     drop(run_dir);
 
     let m = machine::detect();
-    let command = std::iter::once("sweep".to_string()).chain(std::env::args().skip(1)).collect::<Vec<_>>().join(" ");
+    let command =
+        std::iter::once("sweep".to_string()).chain(std::env::args().skip(1)).collect::<Vec<_>>().join(" ");
     let ctx = report::Context {
         command,
         commit: git_commit(),
@@ -393,16 +414,22 @@ fn run_sweep(a: &RunArgs) -> Result<ExitCode, Fatal> {
         notes: vec![
             format!(
                 "Stores under {} ({}); segments of {segment_mib} MiB; lock-bound: {WARM_SEGMENTS} warm segments reused \
-                 by every window, outside work {} ns per put; store: one warm segment per window, no roll inside it",
+                 by every window, outside work {} ns per put; store: one warm segment per window (sized to the cell's rate, at most {} MiB), no roll inside it",
                 store_parent.display(),
-                if store_parent.starts_with("/dev/shm") { "tmpfs: msync is free, flush cost not measured" } else { "as given" },
-                a.outside_ns
+                if store_parent.starts_with("/dev/shm") {
+                    "tmpfs: msync is free, flush cost not measured"
+                } else {
+                    "as given"
+                },
+                a.outside_ns,
+                STORE_SEGMENTS_MAX * segment_mib
             ),
             format!("Round orders from seed {}", plan.seed),
         ],
         interrupted: output.interrupted,
     };
-    outputs::clear_stale(&a.out).map_err(|e| format!("--out {}: cannot clear earlier outputs: {e}", a.out.display()))?;
+    outputs::clear_stale(&a.out)
+        .map_err(|e| format!("--out {}: cannot clear earlier outputs: {e}", a.out.display()))?;
     outputs::write_csvs(&a.out, &output.rounds, &output.results)?;
     let order = report::strategy_order(&output.results);
     let target_names: Vec<&str> = plan.grids.iter().map(|g| g.target.name()).collect();

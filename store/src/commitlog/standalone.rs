@@ -46,7 +46,7 @@ impl WarmSegments {
         if count == 0 {
             return Err(OpenError::InvalidConfig("WarmSegments: count must be at least 1".into()));
         }
-        if segment_size == 0 || segment_size % PAGE_SIZE as u64 != 0 {
+        if segment_size == 0 || !segment_size.is_multiple_of(PAGE_SIZE) {
             return Err(OpenError::InvalidConfig(format!(
                 "WarmSegments: segment_size {segment_size} is not a positive multiple of {PAGE_SIZE}"
             )));
