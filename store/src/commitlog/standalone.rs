@@ -209,7 +209,7 @@ mod tests {
         }
         assert!(last >= 64 << 10, "two segments' worth of records rolled at least once");
         assert!(log.rolls() >= 1);
-        let decoded = codec::decode(&rec.as_bytes()[..], Some(last)).unwrap();
+        let decoded = codec::decode(rec.as_bytes(), Some(last)).unwrap();
         assert_eq!(decoded.size() as usize, rec.len());
         let back = log.into_warm_segments();
         assert_eq!(back.len(), 3, "every segment comes back");
