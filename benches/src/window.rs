@@ -66,7 +66,7 @@ const CHECK_EVERY: u64 = 8;
 ///
 /// Each worker times itself against the common schedule (warm-up until `t0`, span until
 /// `t1`, or until a worker reports the byte cap), reading the clock every
-/// [`CHECK_EVERY`] puts and its own CPU clock at both ends of its span: the main thread,
+/// 8 puts and its own CPU clock at both ends of its span: the main thread,
 /// which may wait long for a core when the workers oversubscribe them, takes no part.
 ///
 /// # Errors

@@ -52,7 +52,7 @@ struct RunArgs {
     /// Targets, comma separated [default: lock-bound,store].
     #[arg(long, value_enum, value_delimiter = ',')]
     targets: Vec<Target>,
-    /// Strategies, comma separated: cas-spin, spin, backoff-k<N>, abs, abs-rocketmq, parking_lot, std, spin-crate
+    /// Strategies, comma separated: cas-spin, spin, backoff-kN (e.g. backoff-k100), abs, abs-rocketmq, parking_lot, std, spin-crate
     /// (parking_lot is always added: every ratio pairs with it) [default lock-bound: cas-spin,spin,backoff-k100,abs,
     /// abs-rocketmq,parking_lot,std; store: cas-spin,abs,abs-rocketmq,parking_lot,std].
     #[arg(long, value_delimiter = ',', value_parser = parse_strategy)]
@@ -236,6 +236,7 @@ fn free_bytes(dir: &Path) -> Option<u64> {
 fn git_commit() -> String {
     let run = |args: &[&str]| {
         std::process::Command::new("git")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
             .args(args)
             .output()
             .ok()
