@@ -59,6 +59,9 @@ pub struct Comparison {
     pub vs_best: Tally,
     /// Per target: (decisive verdicts against `parking_lot` in A, in B, verdicts per run).
     pub decisive: BTreeMap<String, (usize, usize, usize)>,
+    /// Verdict pairs where one run says faster and the other slower (the rest of the
+    /// disagreements are a decisive verdict against a tie).
+    pub contradictions: usize,
 }
 
 impl Comparison {
@@ -111,6 +114,11 @@ pub fn compare(a: &[CellResult], b: &[CellResult]) -> Result<Comparison, Compare
         }
         c.vs_best.total += 1;
         c.vs_best.agree += usize::from(same_best);
+        let opposite = |x: Verdict, y: Verdict| {
+            matches!((x, y), (Verdict::Faster, Verdict::Slower) | (Verdict::Slower, Verdict::Faster))
+        };
+        c.contradictions += usize::from(opposite(ra.verdict_pl, rb.verdict_pl))
+            + usize::from(opposite(ra.verdict_best, rb.verdict_best));
         let mark = |same: bool| if same { "agree" } else { "DIFFER" };
         c.lines.push(format!(
             "{:<34} {:<13} vs parking_lot {:>6} {:>6} {:<6}  vs best {:>6} {:>6} {}",
@@ -138,6 +146,11 @@ pub fn render(c: &Comparison) -> String {
     let _ = writeln!(s, "\nagreement vs parking_lot: {}", t(&c.vs_reference));
     let _ = writeln!(s, "agreement vs best:        {}", t(&c.vs_best));
     let _ = writeln!(s, "agreement overall:        {}", t(&c.overall()));
+    let _ = writeln!(
+        s,
+        "contradictions (faster in one run, slower in the other): {}; every other difference is decisive against tie",
+        c.contradictions
+    );
     for (target, (da, db, n)) in &c.decisive {
         let pct = |d: &usize| 100.0 * *d as f64 / (*n).max(1) as f64;
         let _ = writeln!(
@@ -148,4 +161,61 @@ pub fn render(c: &Comparison) -> String {
         );
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::{Cell, Target};
+    use crate::results::{RoundRow, Status, analyse};
+    use crate::strategy::Strategy;
+
+    fn run(abs_ratio: f64) -> Vec<CellResult> {
+        let cell = Cell {
+            target: Target::LockBound,
+            threads: 2,
+            size: 128,
+            layout: abslock_store::Layout::Single,
+            topics: 1,
+            flush: abslock_store::FlushMode::ASYNC,
+        };
+        let key = CellKey::of(&cell, 0);
+        let row = |round: u32, strategy: &str, msgs_per_s: f64| RoundRow {
+            target: key.target.clone(),
+            threads: key.threads,
+            size: key.size,
+            layout: key.layout.clone(),
+            topics: key.topics,
+            flush: key.flush.clone(),
+            outside_ns: 0,
+            round,
+            position: 0,
+            strategy: strategy.into(),
+            status: Status::Ok,
+            messages: 1,
+            seconds: 1.0,
+            msgs_per_s,
+            cpu_ns_per_msg: 1.0,
+            background_ns_per_msg: 0.0,
+            capped: false,
+            abs_contended_pct: None,
+            error: String::new(),
+        };
+        let rounds: Vec<RoundRow> =
+            (0..9).flat_map(|r| [row(r, "parking_lot", 1e6), row(r, "abs", 1e6 * abs_ratio)]).collect();
+        analyse(&key, &[Strategy::Abs, Strategy::ParkingLot], &rounds, 9, 0.04)
+    }
+
+    #[test]
+    fn agreement_counts_and_contradictions() {
+        let same = compare(&run(0.5), &run(0.5)).unwrap();
+        assert_eq!(same.overall(), Tally { total: 3, agree: 3 });
+        assert_eq!(same.contradictions, 0);
+        let flipped = compare(&run(0.5), &run(2.0)).unwrap();
+        assert_eq!(flipped.vs_reference, Tally { total: 1, agree: 0 });
+        assert_eq!(flipped.contradictions, 1, "abs slower in one run, faster in the other");
+        assert_eq!(flipped.decisive["lock-bound"], (1, 1, 1));
+        let other = compare(&run(0.5), &run(0.5)[..1]).unwrap_err();
+        assert!(matches!(other, CompareError::DifferentGrids { only_a: 1, only_b: 0, .. }));
+    }
 }
