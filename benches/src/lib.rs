@@ -1,42 +1,34 @@
 //! The contention sweep and bench harness for abslock.
 //!
 //! The `sweep` binary (`src/bin/sweep.rs`) measures which put-message lock wins a
-//! CommitLog's critical section, over a grid of strategy x threads x message size
-//! (x layout, topics, flush mode), and writes `results.csv`, `report.md` and SVG
-//! plots. The modules here are its parts, one concept each:
+//! CommitLog's critical section on two targets (`lock-bound`: the append alone; `store`:
+//! the real put path), over threads x message sizes, with strategies interleaved in random
+//! order for R rounds and judged by paired ratios; it writes `rounds.csv`, `results.csv`,
+//! `report.md` and SVG plots, and `sweep compare` checks two runs' verdicts agree.
 //!
 //! | module | what |
 //! |---|---|
-//! | [`strategy`] | strategy names (`cas-spin`, `abs`, `parking_lot`, ...) |
-//! | [`grid`] | the grid and its flags |
-//! | [`sweep_lock`], [`peers`], [`registry`] | raw lock types per strategy |
-//! | [`timed`] | `Timed<R>`: acquire/hold sampling wrapper |
-//! | [`target`], [`emulated`], [`store_target`], [`ring`] | the critical section driven |
-//! | [`worker`], [`limit`], [`run`] | running cells |
+//! | [`strategy`], [`registry`], [`sweep_lock`], [`peers`] | strategies and their lock types |
+//! | [`grid`] | targets and cells |
+//! | [`target`], [`window`], [`cpu`] | the critical sections driven; one measured window |
+//! | [`run`], [`stats`], [`results`] | rounds, verdicts, the CSV files |
+//! | [`report`], [`plots`], [`compare`], [`outputs`], [`machine`] | outputs |
 //! | [`pool`] | worker threads for the criterion benches |
-//! | [`cpu`], [`stats`], [`row`] | measurement and derived figures |
-//! | [`csv`], [`report`], [`plots`], [`outputs`], [`machine`], [`progress`] | outputs |
 
+pub mod compare;
 pub mod cpu;
-pub mod csv;
-pub mod emulated;
 pub mod grid;
-pub mod limit;
 pub mod machine;
 pub mod outputs;
 pub mod peers;
 pub mod plots;
 pub mod pool;
-pub mod progress;
 pub mod registry;
 pub mod report;
-pub mod ring;
-pub mod row;
+pub mod results;
 pub mod run;
 pub mod stats;
-pub mod store_target;
 pub mod strategy;
 pub mod sweep_lock;
 pub mod target;
-pub mod timed;
-pub mod worker;
+pub mod window;

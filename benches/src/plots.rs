@@ -1,9 +1,88 @@
-//! SVG plots (plotters): throughput and CPU versus threads per message size, one
-//! line per strategy; ABS k and mode over acquisitions for one traced cell.
+//! SVG plots (plotters), per target and message size: throughput ratio to `parking_lot`
+//! versus threads, and workers' CPU per message versus threads; one line per strategy with
+//! its spread as bars, the legend beside the data.
 
-use crate::sweep_lock::TracePoint;
+use crate::results::CellResult;
 use plotters::prelude::*;
 use std::path::Path;
+
+/// Distinct colours (Tableau 10), one per strategy in column order.
+const PALETTE: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+];
+
+/// `128 B`, `1 KiB`, `16 KiB`: message sizes as the report writes them.
+pub fn size_label(size: usize) -> String {
+    if size >= 1024 && size.is_multiple_of(1024) {
+        format!("{} KiB", size / 1024)
+    } else {
+        format!("{size} B")
+    }
+}
+
+/// One line: a strategy's (threads, value, spread low, spread high) points.
+#[derive(Debug, Clone)]
+pub struct Line {
+    /// Strategy name.
+    pub name: String,
+    /// (threads, value, low, high).
+    pub points: Vec<(usize, f64, f64, f64)>,
+}
+
+/// What to plot.
+#[derive(Debug, Clone, Copy)]
+pub enum Metric {
+    /// Median paired ratio to `parking_lot`, bars = 95% interval (min..max below 6 rounds).
+    Ratio,
+    /// Workers' CPU per message, ns (no bars).
+    Cpu,
+}
+
+/// The lines of `metric` for `target` and `size` from `rows`, strategies in `order`.
+pub fn lines(rows: &[CellResult], target: &str, size: usize, order: &[String], metric: Metric) -> Vec<Line> {
+    order
+        .iter()
+        .map(|s| {
+            let mut points: Vec<(usize, f64, f64, f64)> = rows
+                .iter()
+                .filter(|r| {
+                    r.target == target
+                        && r.size == size
+                        && &r.strategy == s
+                        && r.layout == "single"
+                        && r.topics == 1
+                        && r.flush == "async"
+                })
+                .filter_map(|r| {
+                    let p = match metric {
+                        Metric::Ratio => {
+                            let (lo, hi) = if r.ratio_pl_lo.is_finite() {
+                                (r.ratio_pl_lo, r.ratio_pl_hi)
+                            } else {
+                                (r.ratio_pl_min, r.ratio_pl_max)
+                            };
+                            (r.threads, r.ratio_pl, lo, hi)
+                        }
+                        Metric::Cpu => (r.threads, r.cpu_ns_per_msg, r.cpu_ns_per_msg, r.cpu_ns_per_msg),
+                    };
+                    (p.1.is_finite() && p.1 > 0.0).then_some(p)
+                })
+                .collect();
+            points.sort_by_key(|p| p.0);
+            Line { name: s.clone(), points }
+        })
+        .filter(|l| !l.points.is_empty())
+        .collect()
+}
 
 /// A plot could not be drawn or written.
 #[derive(Debug, thiserror::Error)]
@@ -15,214 +94,65 @@ pub struct PlotError {
     pub why: String,
 }
 
-fn err(path: &Path, e: impl std::fmt::Debug) -> PlotError {
-    PlotError { path: path.display().to_string(), why: format!("{e:?}") }
-}
-
-/// One line of a plot: a name and its (x, y) points (x ascending).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Series {
-    /// Legend label (strategy name).
-    pub name: String,
-    /// Points.
-    pub points: Vec<(f64, f64)>,
-}
-
-/// Range of positive values with some headroom, for log axes; `None` if no positive value.
-pub fn log_range(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+/// Draws `lines` to `path`: x = threads (log 2), y = log scale; legend to the right.
+///
+/// # Errors
+/// [`PlotError`] if nothing can be drawn or the file cannot be written.
+pub fn draw(path: &Path, title: &str, y_label: &str, lines: &[Line]) -> Result<(), PlotError> {
+    let err = |e: &dyn std::fmt::Debug| PlotError { path: path.display().to_string(), why: format!("{e:?}") };
+    let values = lines.iter().flat_map(|l| l.points.iter().flat_map(|p| [p.1, p.2, p.3]));
     let (lo, hi) = values
         .filter(|v| v.is_finite() && *v > 0.0)
         .fold((f64::INFINITY, 0.0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
-    (hi > 0.0).then(|| (lo / 1.5, hi * 1.5))
-}
-
-/// Labels an x position (log2 of a thread count) with the thread count when it is a whole power of two.
-fn thread_label(x: &f64) -> String {
-    let r = x.round();
-    if (x - r).abs() < 1e-6 && r >= 0.0 { format!("{}", 2f64.powf(r) as u64) } else { String::new() }
-}
-
-/// An axis number with about three significant digits and no needless zeros.
-pub fn axis_number(v: f64) -> String {
-    let a = v.abs();
-    if a < 1e-12 {
-        return "0".into();
+    if hi <= 0.0 {
+        return Err(err(&"no positive values"));
     }
-    let s = if a >= 100.0 {
-        format!("{v:.0}")
-    } else if a >= 10.0 {
-        format!("{v:.1}")
-    } else if a >= 1.0 {
-        format!("{v:.2}")
-    } else if a >= 0.01 {
-        format!("{v:.3}")
-    } else {
-        format!("{v:.1e}")
-    };
-    if s.contains('.') && !s.contains('e') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
-}
-
-/// Draws `series` against threads (log2-spaced x axis) with a linear y axis from 0 to `path` (SVG).
-///
-/// # Errors
-/// [`PlotError`] if there is nothing positive to draw or the file cannot be written.
-pub fn lines_vs_threads(path: &Path, title: &str, y_desc: &str, series: &[Series]) -> Result<(), PlotError> {
-    let Some((_, y1)) = log_range(series.iter().flat_map(|s| s.points.iter().map(|p| p.1))) else {
-        return Err(err(path, "no positive values"));
-    };
-    // Linear y from 0: ratios between strategies read directly as heights.
-    let y1 = y1 / 1.5 * 1.1;
-    // x is log2(threads), so 1, 2, 4, 8, 16 are evenly spaced and labelled as thread counts.
-    let xmax = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).fold(1.0f64, f64::max).log2();
-    let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(path, e))?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 22))
-        .margin(12)
-        .x_label_area_size(45)
-        .y_label_area_size(70)
-        .build_cartesian_2d(-0.25f64..xmax + 0.25, 0f64..y1)
-        .map_err(|e| err(path, e))?;
+    let max_t = lines.iter().flat_map(|l| l.points.iter().map(|p| p.0)).max().unwrap_or(1).max(2);
+    let root = SVGBackend::new(path, (860, 440)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let (plot, legend) = root.split_horizontally(690);
+    let mut chart = ChartBuilder::on(&plot)
+        .caption(title, ("sans-serif", 17))
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(-0.3f64..(max_t as f64).log2() + 0.3, ((lo / 1.3)..(hi * 1.3)).log_scale())
+        .map_err(|e| err(&e))?;
     chart
         .configure_mesh()
         .x_desc("worker threads")
-        .y_desc(y_desc)
-        .x_labels(xmax as usize + 2)
-        .x_label_formatter(&thread_label)
-        .y_labels(12)
-        .y_label_formatter(&|v| axis_number(*v))
+        .y_desc(y_label)
+        .x_labels(8)
+        .x_label_formatter(&|x| {
+            let t = 2f64.powf(*x).round();
+            if (x - t.log2()).abs() < 0.01 { format!("{t}") } else { String::new() }
+        })
         .draw()
-        .map_err(|e| err(path, e))?;
-    for (i, s) in series.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
-        let pts: Vec<(f64, f64)> = s
-            .points
-            .iter()
-            .copied()
-            .filter(|p| p.0 > 0.0 && p.1 >= 0.0)
-            .map(|(x, y)| (x.log2(), y))
-            .collect();
+        .map_err(|e| err(&e))?;
+    for (i, l) in lines.iter().enumerate() {
+        let c = PALETTE[i % PALETTE.len()];
+        let x = |t: usize| (t as f64).log2() + (i as f64 - lines.len() as f64 / 2.0) * 0.02;
         chart
-            .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
-            .map_err(|e| err(path, e))?
-            .label(s.name.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+            .draw_series(LineSeries::new(l.points.iter().map(|p| (x(p.0), p.1)), c.stroke_width(2)))
+            .map_err(|e| err(&e))?;
         chart
-            .draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled())))
-            .map_err(|e| err(path, e))?;
+            .draw_series(l.points.iter().map(|p| Circle::new((x(p.0), p.1), 3, c.filled())))
+            .map_err(|e| err(&e))?;
+        chart
+            .draw_series(
+                l.points
+                    .iter()
+                    .filter(|p| p.3 > p.2)
+                    .map(|p| ErrorBar::new_vertical(x(p.0), p.2, p.1, p.3, c.stroke_width(1), 6)),
+            )
+            .map_err(|e| err(&e))?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| err(path, e))?;
-    root.present().map_err(|e| err(path, e))
-}
-
-/// Draws an ABS trace: k (log axis) and mode (spin/park) against acquisitions.
-///
-/// # Errors
-/// [`PlotError`] if the trace is empty or the file cannot be written.
-pub fn abs_trace(path: &Path, title: &str, points: &[TracePoint]) -> Result<(), PlotError> {
-    if points.is_empty() {
-        return Err(err(path, "empty trace"));
+    for (i, l) in lines.iter().enumerate() {
+        let c = PALETTE[i % PALETTE.len()];
+        let y = 40 + i as i32 * 22;
+        legend.draw(&Rectangle::new([(8, y - 5), (26, y + 5)], c.filled())).map_err(|e| err(&e))?;
+        legend.draw(&Text::new(l.name.clone(), (32, y - 7), ("sans-serif", 14))).map_err(|e| err(&e))?;
     }
-    let x1 = points.iter().map(|p| p.acquisition).max().unwrap_or(1).max(1) as f64;
-    let kmax = points.iter().map(|p| p.k).max().unwrap_or(1).max(1) as f64;
-    let root = SVGBackend::new(path, (900, 620)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(path, e))?;
-    let (top, bottom) = root.split_vertically(430);
-    let mut k_chart = ChartBuilder::on(&top)
-        .caption(title, ("sans-serif", 20))
-        .margin(12)
-        .x_label_area_size(30)
-        .y_label_area_size(70)
-        .build_cartesian_2d(0f64..x1, (0.8f64..kmax * 1.5).log_scale())
-        .map_err(|e| err(path, e))?;
-    k_chart
-        .configure_mesh()
-        .y_desc("k (spins before yielding)")
-        .x_label_formatter(&|v| axis_number(*v))
-        .y_label_formatter(&|v| axis_number(*v))
-        .draw()
-        .map_err(|e| err(path, e))?;
-    let step = |f: &dyn Fn(&TracePoint) -> f64| {
-        let mut v = Vec::with_capacity(points.len() * 2);
-        for (i, p) in points.iter().enumerate() {
-            if i > 0 {
-                v.push((p.acquisition as f64, f(&points[i - 1])));
-            }
-            v.push((p.acquisition as f64, f(p)));
-        }
-        v
-    };
-    k_chart
-        .draw_series(LineSeries::new(step(&|p| f64::from(p.k.max(1))), BLUE.stroke_width(2)))
-        .map_err(|e| err(path, e))?;
-    let mut m_chart = ChartBuilder::on(&bottom)
-        .margin(12)
-        .x_label_area_size(45)
-        .y_label_area_size(70)
-        .build_cartesian_2d(0f64..x1, -0.2f64..1.2f64)
-        .map_err(|e| err(path, e))?;
-    m_chart
-        .configure_mesh()
-        .x_desc("acquisitions")
-        .y_desc("mode (0 spin, 1 park)")
-        .y_labels(3)
-        .x_label_formatter(&|v| axis_number(*v))
-        .draw()
-        .map_err(|e| err(path, e))?;
-    m_chart
-        .draw_series(LineSeries::new(step(&|p| if p.parking { 1.0 } else { 0.0 }), RED.stroke_width(2)))
-        .map_err(|e| err(path, e))?;
-    root.present().map_err(|e| err(path, e))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn axis_labels_are_short() {
-        assert_eq!(axis_number(2.5), "2.5");
-        assert_eq!(axis_number(0.125), "0.125");
-        assert_eq!(axis_number(120.0), "120");
-        assert_eq!(axis_number(12.0), "12");
-        assert_eq!(axis_number(0.0), "0");
-        assert_eq!(thread_label(&3.0), "8");
-        assert_eq!(thread_label(&0.0), "1");
-        assert_eq!(thread_label(&1.5), "");
-    }
-
-    #[test]
-    fn log_range_ignores_non_positive() {
-        assert_eq!(log_range([0.0, -1.0, f64::NAN].into_iter()), None);
-        let (lo, hi) = log_range([2.0, 0.0, 8.0].into_iter()).unwrap();
-        assert!(lo < 2.0 && hi > 8.0);
-    }
-
-    #[test]
-    fn plots_are_written_as_svg() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("t.svg");
-        let s = vec![Series { name: "abs".into(), points: vec![(1.0, 5.0), (2.0, 7.0), (16.0, 3.0)] }];
-        lines_vs_threads(&p, "throughput", "Mmsg/s", &s).unwrap();
-        let text = std::fs::read_to_string(&p).unwrap();
-        assert!(text.starts_with("<svg") && text.contains("abs"));
-        let t = dir.path().join("k.svg");
-        let pts = [
-            TracePoint { acquisition: 1024, k: 100, parking: false },
-            TracePoint { acquisition: 2048, k: 200, parking: true },
-        ];
-        abs_trace(&t, "trace", &pts).unwrap();
-        assert!(std::fs::read_to_string(&t).unwrap().contains("<svg"));
-        assert!(abs_trace(&t, "trace", &[]).is_err());
-    }
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
 }

@@ -1,73 +1,217 @@
-//! The sweep loop: run every cell of the grid in order, turn outcomes into rows,
-//! keep ABS traces, and stop after the current cell when asked (Ctrl-C).
+//! The sweep loop: for every cell, R rounds; in each round every strategy once, in a fresh
+//! random order, so drift and neighbours' load hit all strategies of a round alike and each
+//! pairs with `parking_lot` measured moments apart. Then the cell's verdicts.
 
-use crate::grid::{Cell, Grid};
-use crate::registry::{self, RunContext};
-use crate::row::Row;
-use crate::sweep_lock::TracePoint;
-use indicatif::ProgressBar;
+use crate::grid::{Cell, Target, TargetGrid};
+use crate::registry::{self, Targets};
+use crate::results::{self, CellKey, CellResult, RoundRow, Status};
+use crate::strategy::Strategy;
+use crate::window::WindowSpec;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
-/// An ABS adaptation trace and the cell it came from.
+/// How a run measures.
 #[derive(Debug, Clone)]
-pub struct CellTrace {
-    /// The cell (repetition 0 of an ABS strategy).
-    pub cell: Cell,
-    /// Fraction of acquisitions that found the lock held (picks the most contended cell).
-    pub contended_ratio: f64,
-    /// The decisions.
-    pub points: Vec<TracePoint>,
+pub struct Plan {
+    /// One grid per target, in run order.
+    pub grids: Vec<TargetGrid>,
+    /// Rounds per cell.
+    pub rounds: u32,
+    /// Warm-up before each timed span.
+    pub warmup: Duration,
+    /// Longest timed span per window.
+    pub measure: Duration,
+    /// Cores to pin workers to (`--pin`).
+    pub pin: Option<Vec<core_affinity::CoreId>>,
+    /// Work outside the lock per put on the lock-bound target, ns.
+    pub outside_ns: u64,
+    /// Equivalence margin of the verdicts (0.04 = 4%).
+    pub margin: f64,
+    /// Seed of the round orders.
+    pub seed: u64,
+    /// Print nothing per cell.
+    pub quiet: bool,
 }
 
-/// Everything a sweep produced.
+/// Set-up cost of one window, beyond warm-up and span, for the time estimate: thread start
+/// and log hand-over (lock-bound), or opening a store and warming its segment (store: about
+/// 4 ms per MiB, and a default window's segment is 20-80 MiB); measured on the reference
+/// machine (ours).
+pub fn window_overhead(target: Target, segment_mib: u64) -> Duration {
+    match target {
+        Target::LockBound => Duration::from_millis(5),
+        Target::Store => Duration::from_millis(10) + Duration::from_micros(4_000 * segment_mib.min(40)),
+    }
+}
+
+impl Plan {
+    /// Windows the plan runs.
+    pub fn windows(&self) -> u64 {
+        self.grids
+            .iter()
+            .map(|g| (g.cells().len() * g.strategies.len()) as u64 * u64::from(self.rounds))
+            .sum()
+    }
+
+    /// Estimated wall time: windows times (warm-up + span + set-up); a capped span ends early.
+    pub fn estimate(&self, segment_mib: u64) -> Duration {
+        self.grids
+            .iter()
+            .map(|g| {
+                let n = (g.cells().len() * g.strategies.len()) as u32 * self.rounds;
+                (self.warmup + self.measure + window_overhead(g.target, segment_mib)) * n
+            })
+            .sum()
+    }
+}
+
+/// Everything a run produced.
 #[derive(Debug, Clone, Default)]
-pub struct SweepOutcome {
-    /// One row per finished cell, in run order.
-    pub rows: Vec<Row>,
-    /// ABS traces (repetition 0 of each ABS cell).
-    pub traces: Vec<CellTrace>,
-    /// Cells that failed, with the error text.
-    pub failures: Vec<(Cell, String)>,
-    /// Whether the run was stopped early (Ctrl-C); `rows` holds what finished.
+pub struct Output {
+    /// Every window, in run order.
+    pub rounds: Vec<RoundRow>,
+    /// Per strategy and cell.
+    pub results: Vec<CellResult>,
+    /// Cells finished.
+    pub cells: usize,
+    /// Whether a signal stopped the run (the cell in progress is dropped).
     pub interrupted: bool,
 }
 
-/// Runs `grid`'s cells with `ctx`, ticking `progress`; checks `stop` before each cell.
-pub fn run_grid(grid: &Grid, ctx: &RunContext, stop: &AtomicBool, progress: &ProgressBar) -> SweepOutcome {
-    let mut out = SweepOutcome::default();
-    let pinned = ctx.pin.is_some();
-    for cell in grid.cells() {
-        if stop.load(Ordering::Relaxed) {
-            out.interrupted = true;
-            break;
-        }
-        progress.set_message(format!(
-            "{} t={} {}B {} x{} {}",
-            cell.strategy, cell.threads, cell.msg_size, cell.layout, cell.topics, cell.flush
-        ));
-        let trace = cell.rep == 0 && cell.strategy.is_abs();
-        match registry::run(&cell, ctx, trace) {
-            Ok(o) => {
-                let row = Row::from_outcome(cell, &o, pinned, ctx.target.name());
-                if trace && !o.trace.is_empty() {
-                    out.traces.push(CellTrace {
-                        cell,
-                        contended_ratio: row.abs_contended_ratio.unwrap_or(0.0),
-                        points: o.trace,
-                    });
+/// Runs `plan` on `targets`; `abort` (a signal) ends the window in progress and the run.
+pub fn run(plan: &Plan, targets: &Targets, abort: &AtomicBool) -> Output {
+    let mut out = Output::default();
+    let mut rng = fastrand::Rng::with_seed(plan.seed);
+    let total: usize = plan.grids.iter().map(|g| g.cells().len()).sum();
+    let started = Instant::now();
+    'cells: for grid in &plan.grids {
+        for cell in grid.cells() {
+            let t0 = Instant::now();
+            let outside = if cell.target == Target::LockBound { plan.outside_ns } else { 0 };
+            let key = CellKey::of(&cell, outside);
+            let mut rows = Vec::new();
+            for round in 0..plan.rounds {
+                let mut order = grid.strategies.clone();
+                rng.shuffle(&mut order);
+                for (position, &strategy) in order.iter().enumerate() {
+                    if abort.load(Ordering::Relaxed) {
+                        out.interrupted = true;
+                        break 'cells;
+                    }
+                    let row = window(plan, targets, abort, &cell, &key, round, position as u32, strategy);
+                    if abort.load(Ordering::Relaxed) {
+                        out.interrupted = true;
+                        break 'cells;
+                    }
+                    rows.push(row);
                 }
-                out.rows.push(row);
             }
-            Err(e) => {
-                progress.println(format!(
-                    "cell {} t={} {}B failed: {e}",
-                    cell.strategy, cell.threads, cell.msg_size
-                ));
-                out.failures.push((cell, e.to_string()));
+            let results = results::analyse(&key, &grid.strategies, &rows, plan.rounds, plan.margin);
+            out.cells += 1;
+            if !plan.quiet {
+                eprintln!(
+                    "sweep: [{}/{total}] {} ({:.1} s, {:.0} s so far): {}",
+                    out.cells,
+                    key.label(),
+                    t0.elapsed().as_secs_f64(),
+                    started.elapsed().as_secs_f64(),
+                    progress_summary(&results)
+                );
+            }
+            out.rounds.extend(rows);
+            out.results.extend(results);
+        }
+    }
+    out
+}
+
+/// "best spin; abs 0.31x slower" for the progress line.
+fn progress_summary(results: &[CellResult]) -> String {
+    let best = results.first().map_or("-", |r| r.best.as_str());
+    let abs = results
+        .iter()
+        .find(|r| r.strategy == Strategy::Abs.name())
+        .map(|r| format!("; abs/parking_lot {:.2} ({})", r.ratio_pl, r.verdict_pl.word()))
+        .unwrap_or_default();
+    format!("best {best}{abs}")
+}
+
+#[allow(clippy::too_many_arguments)]
+fn window(
+    plan: &Plan,
+    targets: &Targets,
+    abort: &AtomicBool,
+    cell: &Cell,
+    key: &CellKey,
+    round: u32,
+    position: u32,
+    strategy: Strategy,
+) -> RoundRow {
+    let spec = WindowSpec {
+        threads: cell.threads,
+        warmup: plan.warmup,
+        measure: plan.measure,
+        pin: plan.pin.clone(),
+    };
+    let mut row = RoundRow {
+        target: key.target.clone(),
+        threads: key.threads,
+        size: key.size,
+        layout: key.layout.clone(),
+        topics: key.topics,
+        flush: key.flush.clone(),
+        outside_ns: key.outside_ns,
+        round,
+        position,
+        strategy: strategy.name(),
+        status: Status::Failed,
+        messages: 0,
+        seconds: 0.0,
+        msgs_per_s: 0.0,
+        cpu_ns_per_msg: f64::NAN,
+        background_ns_per_msg: f64::NAN,
+        capped: false,
+        abs_contended_pct: None,
+        error: String::new(),
+    };
+    match registry::run_window(strategy, cell, targets, &spec, abort) {
+        Ok(o) => {
+            let w = o.window;
+            row.messages = w.messages;
+            row.seconds = w.seconds;
+            row.msgs_per_s = w.msgs_per_s();
+            row.capped = w.capped;
+            row.abs_contended_pct = o.abs.map(|(acq, cont)| 100.0 * cont as f64 / acq.max(1) as f64);
+            if w.messages == 0 {
+                row.status = Status::Stalled;
+                if !plan.quiet {
+                    eprintln!(
+                        "sweep: {} {strategy} round {round}: stalled (0 messages in {:.3} s)",
+                        key.label(),
+                        w.seconds
+                    );
+                }
+            } else {
+                row.status = Status::Ok;
+                row.cpu_ns_per_msg = w.worker_cpu_ns as f64 / w.messages as f64;
+                row.background_ns_per_msg = w.background_cpu_ns as f64 / w.messages as f64;
             }
         }
-        progress.inc(1);
+        Err(e) if e.starts_with(crate::window::WARM_SPACE_FILLED) => {
+            // A window that ran out of warm space before its span began put nothing measurable: a
+            // stall of the sizing, not of the lock.
+            row.status = Status::Stalled;
+            if !plan.quiet {
+                eprintln!("sweep: {} {strategy} round {round}: stalled ({e})", key.label());
+            }
+            row.error = e;
+        }
+        Err(e) => {
+            if !abort.load(Ordering::Relaxed) {
+                eprintln!("sweep: {} {strategy} round {round} failed: {e}", key.label());
+            }
+            row.error = e;
+        }
     }
-    progress.finish_and_clear();
-    out
+    row
 }

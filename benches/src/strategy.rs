@@ -1,4 +1,11 @@
 //! Strategy names: the one vocabulary the sweep's flags, CSV and report share.
+//!
+//! Today every strategy is a lock (a `lock_api::RawMutex`) around the CommitLog's critical
+//! section, run by [`crate::registry`]. A put path that is not a lock (a sequencer thread that
+//! owns the log's tail, flat combining) becomes a strategy by adding a variant here whose
+//! [`Strategy::put_path`] is not [`PutPath::Lock`] and an arm in the registry that runs its
+//! windows through [`crate::window::run_window`], listing its own threads' CPU clocks so their
+//! CPU counts in CPU per message.
 
 use std::fmt;
 use std::str::FromStr;
@@ -7,7 +14,7 @@ use std::str::FromStr;
 ///
 /// The names are the strings [`Strategy::name`] returns and [`FromStr`] parses;
 /// they appear unchanged in `--strategies`, `results.csv` and `report.md`.
-/// Source: issue 4's list (ours), after RocketMQ's lock classes where named.
+/// Source: ours, after RocketMQ's lock classes where named.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Strategy {
     /// `cas-spin`: `abslock::RawCasSpinLock`, RocketMQ `PutMessageSpinLock`'s bare CAS loop.
@@ -28,13 +35,18 @@ pub enum Strategy {
     Std,
     /// `spin-crate`: `spin::Mutex<()>` (peer).
     SpinCrate,
-    /// `memcpy-limit`: no lock, one thread copying the message into a warm
-    /// mapping: the ceiling no lock can beat.
-    MemcpyLimit,
 }
 
-/// The default strategy list: every lock strategy and peer, in report column order.
-pub const DEFAULT_STRATEGIES: &[Strategy] = &[
+/// How a strategy puts a record: the seam for put paths that are not locks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PutPath {
+    /// Each worker takes a `lock_api::RawMutex` around the critical section itself.
+    Lock,
+}
+
+/// Every strategy with a fixed name, in report column order (`backoff-k<N>` for any N too).
+pub const ALL_STRATEGIES: &[Strategy] = &[
     Strategy::CasSpin,
     Strategy::Spin,
     Strategy::Backoff(10),
@@ -47,6 +59,9 @@ pub const DEFAULT_STRATEGIES: &[Strategy] = &[
     Strategy::SpinCrate,
 ];
 
+/// The reference every other strategy is paired with in each round.
+pub const REFERENCE: Strategy = Strategy::ParkingLot;
+
 /// The largest k `backoff-k<N>` accepts: 10^7 spins is seconds of spinning
 /// before a single yield, far past anything meaningful (ours).
 pub const MAX_BACKOFF_K: u32 = 10_000_000;
@@ -58,7 +73,7 @@ pub enum StrategyError {
     /// The name is none of the known strategies.
     #[error(
         "unknown strategy `{0}`: expected one of cas-spin, spin, backoff-k<N> (e.g. backoff-k100), \
-         abs, abs-rocketmq, parking_lot, std, spin-crate, memcpy-limit"
+         abs, abs-rocketmq, parking_lot, std, spin-crate"
     )]
     Unknown(String),
     /// `backoff-k<N>` with an N that is not a number in `0..=MAX_BACKOFF_K`.
@@ -78,7 +93,6 @@ impl Strategy {
             Strategy::ParkingLot => "parking_lot".into(),
             Strategy::Std => "std".into(),
             Strategy::SpinCrate => "spin-crate".into(),
-            Strategy::MemcpyLimit => "memcpy-limit".into(),
         }
     }
 
@@ -87,9 +101,9 @@ impl Strategy {
         matches!(self, Strategy::Abs | Strategy::AbsRocketMq)
     }
 
-    /// Whether this is a real lock (everything but `memcpy-limit`).
-    pub fn is_lock(&self) -> bool {
-        !matches!(self, Strategy::MemcpyLimit)
+    /// How this strategy puts a record.
+    pub fn put_path(&self) -> PutPath {
+        PutPath::Lock
     }
 }
 
@@ -113,7 +127,6 @@ impl FromStr for Strategy {
             "parking_lot" => Strategy::ParkingLot,
             "std" => Strategy::Std,
             "spin-crate" => Strategy::SpinCrate,
-            "memcpy-limit" => Strategy::MemcpyLimit,
             _ => {
                 let Some(k) = s.strip_prefix("backoff-k") else {
                     return Err(StrategyError::Unknown(s.to_string()));
@@ -137,7 +150,7 @@ mod tests {
 
     #[test]
     fn every_default_name_round_trips() {
-        for s in DEFAULT_STRATEGIES.iter().chain([&Strategy::MemcpyLimit]) {
+        for s in ALL_STRATEGIES {
             assert_eq!(s.name().parse::<Strategy>().unwrap(), *s);
         }
     }
@@ -158,7 +171,7 @@ mod tests {
 
     #[test]
     fn unknown_names_are_rejected_with_the_name() {
-        for bad in ["", "Spin", "parking-lot", "mutex", "abs_rocketmq"] {
+        for bad in ["", "Spin", "parking-lot", "mutex", "abs_rocketmq", "memcpy-limit"] {
             let err = bad.parse::<Strategy>().unwrap_err();
             assert_eq!(err, StrategyError::Unknown(bad.to_string()));
             assert!(err.to_string().contains("expected one of"));

@@ -14,6 +14,9 @@ use crate::error::{FlushError, PutError};
 use crate::io::{FileOps, FsResult};
 use crate::segment::{BufferPool, Preallocator, Segment};
 
+mod standalone;
+pub use standalone::{EncodedRecord, WarmSegments};
+
 /// Size of the end-of-segment blank record: total size (4) + blank magic (4). A record
 /// goes into a segment only if `len + BLANK_LEN <= space left` (RocketMQ
 /// `END_FILE_MIN_BLANK_LENGTH`), so a blank always fits.

@@ -47,7 +47,7 @@ mod store;
 mod topic_queue;
 
 pub use codec::{DecodeError, StoredMessage, ValidationError};
-pub use commitlog::CommitLog;
+pub use commitlog::{CommitLog, EncodedRecord, WarmSegments};
 pub use config::{
     DEFAULT_COMMIT_INTERVAL, DEFAULT_CONSUME_QUEUE_ENTRIES, DEFAULT_FLUSH_INTERVAL,
     DEFAULT_FLUSH_LEAST_PAGES, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_POOL_BUFFERS, DEFAULT_PREALLOCATE_AHEAD,

@@ -1,301 +1,457 @@
-//! `sweep`: which put-message lock wins a CommitLog's critical section, where, and by how much.
-//!
-//! Runs a grid of strategy x threads x message size (x layout, topics, flush mode),
-//! each cell for a fixed time after a warm-up, repeated, and writes `results.csv`,
-//! `report.md` and SVG plots under `--out` (default `target/sweep/`).
+//! `sweep`: which put-message lock wins a CommitLog's critical section, where, and by how
+//! much, with verdicts that reproduce.
 //!
 //! ```text
-//! cargo run --release -p abslock-benches --bin sweep              # default grid, ~11 min on 2 cores
+//! cargo run --release -p abslock-benches --bin sweep              # default run, both targets, < 4 min on 2 cores
 //! cargo run --release -p abslock-benches --bin sweep -- --smoke   # tiny grid, seconds
+//! cargo run --release -p abslock-benches --bin sweep -- compare A/results.csv B/results.csv
 //! ```
 
-use abslock_benches::grid::{Grid, GridArgs};
-use abslock_benches::machine;
-use abslock_benches::registry::{RunContext, TargetKind};
-use abslock_benches::report::{self, ReportInput};
-use abslock_benches::ring::Ring;
-use abslock_benches::run::run_grid;
-use abslock_benches::store_target::STORE_AVAILABLE;
-use abslock_benches::worker::CellTiming;
-use abslock_benches::{outputs, progress};
-use clap::Parser;
-use std::path::PathBuf;
+use abslock_benches::grid::{self, Target, TargetGrid};
+use abslock_benches::registry::Targets;
+use abslock_benches::run::{self, Plan};
+use abslock_benches::strategy::Strategy;
+use abslock_benches::target::lock_bound::{LockBound, WARM_SEGMENTS};
+use abslock_benches::target::slack;
+use abslock_benches::target::store::{STORE_SEGMENTS_MAX, StoreTarget, record_len};
+use abslock_benches::{compare, machine, outputs, report, results};
+use abslock_store::{FlushMode, Layout};
+use clap::{Args, Parser, Subcommand};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// Contention sweep over lock strategies for a CommitLog's put-message critical section.
 #[derive(Debug, Parser)]
-#[command(name = "sweep", version)]
-struct Args {
-    /// Tiny grid for CI (spin, abs, parking_lot; 1 and 4 threads; 128 B and 4 KiB; 1 rep; short cells).
+#[command(name = "sweep", version, args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Compare two runs' verdicts cell by cell and print the agreement.
+    Compare {
+        /// The first run's results.csv.
+        a: PathBuf,
+        /// The second run's results.csv.
+        b: PathBuf,
+    },
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// Tiny grid for CI: both targets, 2-3 strategies, 1 and 4 threads, 3 rounds of short windows.
     #[arg(long)]
     smoke: bool,
-    /// Strategies, comma separated: cas-spin, spin, backoff-kN (e.g. backoff-k10), abs, abs-rocketmq, parking_lot, std,
-    /// spin-crate (memcpy-limit is always measured). Default: all, with backoff-k10, -k100, -k1000.
-    #[arg(long)]
-    strategies: Option<String>,
-    /// Worker thread counts, comma separated [default: 1,2,4,8,16].
-    #[arg(long)]
-    threads: Option<String>,
-    /// Message body sizes in bytes, comma separated [default: 128,1024,4096,16384].
-    #[arg(long)]
-    sizes: Option<String>,
-    /// Layouts: single (one log, one lock) and/or per-topic (one log and lock per topic) [default: single].
-    #[arg(long)]
-    layout: Option<String>,
-    /// Topic counts, comma separated; messages go round robin over the topics [default: 1].
-    #[arg(long)]
-    topics: Option<String>,
-    /// Flush modes: async and/or sync (group commit) [default: async].
-    #[arg(long)]
-    flush: Option<String>,
-    /// Repetitions per cell; the report shows medians [default: 3, smoke 1].
-    #[arg(long)]
-    reps: Option<u32>,
-    /// Measured window per cell, in ms [default: 180, smoke 60].
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    /// Targets, comma separated [default: lock-bound,store].
+    #[arg(long, value_enum, value_delimiter = ',')]
+    targets: Vec<Target>,
+    /// Strategies, comma separated: cas-spin, spin, backoff-kN (e.g. backoff-k100), abs, abs-rocketmq, parking_lot, std, spin-crate
+    /// (parking_lot is always added: every ratio pairs with it) [default lock-bound: cas-spin,spin,backoff-k100,abs,
+    /// abs-rocketmq,parking_lot,std; store: cas-spin,abs,abs-rocketmq,parking_lot,std].
+    #[arg(long, value_delimiter = ',', value_parser = parse_strategy)]
+    strategies: Vec<Strategy>,
+    /// Worker thread counts, comma separated, 1-1024 [default lock-bound: 1,2,4,8,16; store: 1,4,16].
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u16).range(1..=1024))]
+    threads: Vec<u16>,
+    /// Message body sizes in bytes, comma separated, 1-4194304 [default lock-bound: 128,1024,16384; store: 128,1024].
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=4_194_304))]
+    sizes: Vec<u32>,
+    /// Store target layouts: single (one log, one lock) and/or per-topic (one log and lock per topic) [default: single].
+    #[arg(long, value_delimiter = ',', value_parser = parse_layout)]
+    layout: Vec<Layout>,
+    /// Store target topic counts, comma separated, 1-4096; messages go round robin over them [default: 1].
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u16).range(1..=4096))]
+    topics: Vec<u16>,
+    /// Store target flush modes: async and/or sync (group commit) [default: async].
+    #[arg(long, value_delimiter = ',', value_parser = parse_flush)]
+    flush: Vec<FlushMode>,
+    /// Rounds per cell, 2-1000; verdicts need at least 6 (below, every verdict is a tie) [default: 15, smoke 3].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(2..=1000))]
+    rounds: Option<u32>,
+    /// Longest timed span per window, ms, 1-60000 [default: 30, smoke 10].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=60_000))]
     cell_ms: Option<u64>,
-    /// Warm-up per cell before measuring, in ms [default: 25, smoke 15]. Per-topic layouts with many
-    /// topics need more: each topic's log is created on its first put.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(0..=60_000))]
+    /// Warm-up per window before the timed span, ms, 0-10000 [default: 5, smoke 2].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(0..=10_000))]
     warmup_ms: Option<u64>,
-    /// Output directory for results.csv, report.md and the SVG plots.
-    #[arg(long, default_value = "target/sweep")]
-    out: PathBuf,
-    /// Directory under which the run's stores (and the warm ring) are created [default: /dev/shm when it
-    /// exists (tmpfs: page faults stay cheap and msync is free, so flush costs are not measured; give a disk
-    /// path for the flush question), else the system temp dir].
+    /// Calibrated work outside the lock per put on the lock-bound target, ns, 0-1000000.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    outside_ns: u64,
+    /// Equivalence margin of the verdicts, percent, 0-50: a verdict needs the 95% interval outside 1 ± margin.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(0..=50))]
+    tie_margin_pct: u8,
+    /// Commitlog segment size, MiB, 1-4096: lock-bound warms 16 per run; the store target warms one per window,
+    /// sized to the cell's rate, of at most 4x this (per-topic: divided among topics) [default: 32, smoke 8].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    segment_mib: Option<u64>,
+    /// Existing directory for the run's stores [default: /dev/shm when it exists (tmpfs: flush costs are not
+    /// measured), else the system temp dir]. Never created by the sweep.
     #[arg(long)]
     store_dir: Option<PathBuf>,
-    /// Keep the run directory and every cell's store instead of deleting them (each store holds what its
-    /// cell wrote: use with a small grid, especially on tmpfs, which is RAM).
-    #[arg(long)]
-    keep: bool,
-    /// Pin worker threads to cores round robin (core_affinity).
+    /// Output directory for rounds.csv, results.csv, report.md and the plots (an earlier run's files there are
+    /// replaced).
+    #[arg(long, default_value = "target/sweep")]
+    out: PathBuf,
+    /// Pin worker threads to cores round robin.
     #[arg(long)]
     pin: bool,
-    /// Critical section: store (the real abslock-store put path) or emulated (the stand-in CommitLog).
-    #[arg(long, value_parser = ["store", "emulated"])]
-    target: Option<String>,
-    /// Size of the warm ring the emulated log and memcpy limit write into, MiB.
-    #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u64).range(1..=65_536))]
-    ring_mib: u64,
-    /// Commitlog segment size of the per-cell stores, MiB (per-topic layouts divide it by the topic count,
-    /// down to 1 MiB). The default 512 holds a whole default cell, so no roll waits for the
-    /// preallocation thread inside the measured window (see the report's rolls table).
-    #[arg(long, default_value_t = abslock_benches::store_target::DEFAULT_SEGMENT_SIZE >> 20, value_parser = clap::value_parser!(u64).range(1..=4096))]
-    segment_mib: u64,
-    /// ABS decisions recorded per traced cell.
-    #[arg(long, default_value_t = 4096)]
-    trace_capacity: usize,
-    /// No progress bar.
+    /// Seed of the random round orders [default: from the clock].
+    #[arg(long)]
+    seed: Option<u64>,
+    /// No per-cell progress lines.
     #[arg(long)]
     quiet: bool,
-    /// Redraw the SVG plots in DIR from DIR/results.csv (and DIR/abs_trace.csv) without running
-    /// anything.
-    #[arg(long, value_name = "DIR")]
-    replot: Option<PathBuf>,
+}
+
+fn parse_strategy(s: &str) -> Result<Strategy, String> {
+    s.parse::<Strategy>().map_err(|e| e.to_string())
+}
+
+fn parse_layout(s: &str) -> Result<Layout, String> {
+    match s {
+        "single" => Ok(Layout::Single),
+        "per-topic" => Ok(Layout::PerTopic),
+        _ => Err("expected single or per-topic".into()),
+    }
+}
+
+fn parse_flush(s: &str) -> Result<FlushMode, String> {
+    match s {
+        "async" => Ok(FlushMode::ASYNC),
+        "sync" => Ok(FlushMode::SYNC),
+        _ => Err("expected async or sync".into()),
+    }
+}
+
+/// A run that cannot start or finish: message to stderr, exit code 2.
+struct Fatal(String);
+
+impl<E: std::fmt::Display> From<E> for Fatal {
+    fn from(e: E) -> Self {
+        Fatal(e.to_string())
+    }
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
-    match run(&args) {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("sweep: error: {e}");
-            ExitCode::from(2)
-        }
-    }
-}
-
-fn run(args: &Args) -> Result<ExitCode, String> {
-    if let Some(dir) = &args.replot {
-        return replot(dir);
-    }
-    let base = if args.smoke { Grid::smoke_grid() } else { Grid::default_grid() };
-    let grid = Grid::parse(
-        base,
-        &GridArgs {
-            strategies: args.strategies.clone(),
-            threads: args.threads.clone(),
-            sizes: args.sizes.clone(),
-            layouts: args.layout.clone(),
-            topics: args.topics.clone(),
-            flushes: args.flush.clone(),
-            reps: args.reps,
-        },
-    )
-    .map_err(|e| e.to_string())?;
-    let target = match args.target.as_deref() {
-        Some("emulated") => TargetKind::Emulated,
-        Some(_) => {
-            if !STORE_AVAILABLE {
-                return Err("--target store: the abslock-store put path is not available in this build; \
-                            use --target emulated"
-                    .into());
-            }
-            TargetKind::Store
-        }
-        None if STORE_AVAILABLE => TargetKind::Store,
-        None => {
-            eprintln!(
-                "sweep: note: the real store is not available in this build; measuring the emulated CommitLog"
-            );
-            TargetKind::Emulated
-        }
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Some(Command::Compare { a, b }) => run_compare(a, b),
+        None => run_sweep(&cli.run),
     };
-    let timing = CellTiming {
-        warmup: Duration::from_millis(args.warmup_ms.unwrap_or(if args.smoke { 15 } else { 25 })),
-        measure: Duration::from_millis(args.cell_ms.unwrap_or(if args.smoke { 60 } else { 180 })),
-    };
-    let pin = if args.pin {
-        let cores = core_affinity::get_core_ids().filter(|c| !c.is_empty());
-        if cores.is_none() {
-            eprintln!("sweep: warning: --pin: cannot list cores; running unpinned");
-        }
-        cores
-    } else {
-        None
-    };
-
-    std::fs::create_dir_all(&args.out)
-        .map_err(|e| format!("cannot create --out {}: {e}", args.out.display()))?;
-    let parent = args.store_dir.clone().unwrap_or_else(default_store_parent);
-    std::fs::create_dir_all(&parent)
-        .map_err(|e| format!("cannot create --store-dir {}: {e}", parent.display()))?;
-    let store_dir = tempfile::Builder::new()
-        .prefix("abslock-sweep-")
-        .tempdir_in(&parent)
-        .map_err(|e| format!("cannot create a run directory in {}: {e}", parent.display()))?;
-
-    let machine = machine::detect();
-    let clock_ns = abslock_benches::timed::clock_pair_ns();
-    let load_start = machine::load_average().unwrap_or_else(|| "unknown".into());
-    let t_start = Instant::now();
-    let abs_cfg = abslock::AbsConfig::calibrated();
-    let abs_config = format!(
-        "k_init {}, k_min {}, k_max {}, max_yields {}, window {} acquisitions",
-        abs_cfg.k_init, abs_cfg.k_min, abs_cfg.k_max, abs_cfg.max_yields, abs_cfg.window
-    );
-    let ring = Ring::create(store_dir.path(), "emulated-ring", (args.ring_mib as usize) << 20)
-        .map_err(|e| format!("cannot create the warm ring in {}: {e}", store_dir.path().display()))?;
-
-    let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = Arc::clone(&stop);
-        let _ = ctrlc::set_handler(move || {
-            if stop.swap(true, Ordering::SeqCst) {
-                eprintln!("\nsweep: second Ctrl-C, exiting without writing outputs");
-                std::process::exit(130);
-            }
-            eprintln!("\nsweep: Ctrl-C: stopping after the current cell (Ctrl-C again to abort)");
-        });
-    }
-
-    let ctx = RunContext {
-        ring: Arc::new(ring),
-        target,
-        store_dir: store_dir.path().to_path_buf(),
-        segment_size: args.segment_mib << 20,
-        keep: args.keep,
-        timing,
-        pin,
-        trace_capacity: args.trace_capacity,
-    };
-    let cells = grid.cells().len() as u64;
-    if args.keep && cells > 50 {
-        eprintln!(
-            "sweep: warning: --keep with {cells} cells keeps every cell's store; watch the space in {}",
-            parent.display()
-        );
-    }
-    let pb = progress::bar(cells, args.quiet);
-    let outcome = run_grid(&grid, &ctx, &stop, &pb);
-    let wall = t_start.elapsed().as_secs_f64();
-    drop(ctx);
-
-    let command = format!(
-        "cargo run --release -p abslock-benches --bin sweep{}",
-        std::env::args().skip(1).fold(String::new(), |acc, a| acc + " " + &a).replacen(' ', " -- ", 1)
-    );
-    let plots = outputs::write_plots(&args.out, &grid, &outcome);
-    outputs::write_csvs(&args.out, &outcome)?;
-    let input = ReportInput {
-        machine: &machine,
-        command: command.trim_end(),
-        pinned: args.pin,
-        target: target.name(),
-        grid: &grid,
-        outcome: &outcome,
-        wall_seconds: wall,
-        warmup_ms: timing.warmup.as_millis() as u64,
-        measure_ms: timing.measure.as_millis() as u64,
-        load: (load_start, machine::load_average().unwrap_or_else(|| "unknown".into())),
-        abs_config,
-        notes: vec![
-            format!(
-                "Acquire-latency samples include two clock reads, {clock_ns} ns (median) on this machine: \
-                 an uncontended acquisition reads as about that"
-            ),
-            format!(
-                "Stores created under {} ({}); commitlog segments of {} MiB, preallocated and warmed by the store",
-                parent.display(),
-                if parent.starts_with("/dev/shm") {
-                    "tmpfs: msync is free, flush cost not measured"
-                } else {
-                    "as given"
-                },
-                args.segment_mib
-            ),
-        ],
-        plots,
-    };
-    let report_path = args.out.join("report.md");
-    std::fs::write(&report_path, report::render(&input))
-        .map_err(|e| format!("cannot write {}: {e}", report_path.display()))?;
-
-    if args.keep {
-        let kept = store_dir.keep();
-        eprintln!("sweep: kept the run directory {}", kept.display());
-    }
-    eprintln!(
-        "sweep: {} cells in {wall:.1} s ({} failed); wrote {}/results.csv, report.md and plots",
-        outcome.rows.len(),
-        outcome.failures.len(),
-        args.out.display()
-    );
-    Ok(if outcome.interrupted {
-        ExitCode::from(130)
-    } else if outcome.rows.is_empty() || !outcome.failures.is_empty() {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
+    result.unwrap_or_else(|Fatal(e)| {
+        eprintln!("sweep: error: {e}");
+        ExitCode::from(2)
     })
 }
 
-/// `--replot DIR`: the plots again from the files a run left in `dir`.
-fn replot(dir: &std::path::Path) -> Result<ExitCode, String> {
-    let csv_path = dir.join("results.csv");
-    let text =
-        std::fs::read_to_string(&csv_path).map_err(|e| format!("cannot read {}: {e}", csv_path.display()))?;
-    let rows = abslock_benches::csv::read_csv(&text).map_err(|e| e.to_string())?;
-    let grid = outputs::grid_of(&rows)
-        .ok_or_else(|| format!("{} holds no lock strategy rows", csv_path.display()))?;
-    let traces = std::fs::read_to_string(dir.join("abs_trace.csv"))
-        .map(|t| outputs::read_traces(&t, &rows))
-        .unwrap_or_default();
-    let outcome =
-        abslock_benches::run::SweepOutcome { rows, traces, failures: Vec::new(), interrupted: false };
-    for (_, file) in outputs::write_plots(dir, &grid, &outcome) {
-        eprintln!("sweep: wrote {}", dir.join(file).display());
-    }
+fn run_compare(a: &Path, b: &Path) -> Result<ExitCode, Fatal> {
+    let ra = results::read_results(a)?;
+    let rb = results::read_results(b)?;
+    let c = compare::compare(&ra, &rb)?;
+    print!("{}", compare::render(&c));
     Ok(ExitCode::SUCCESS)
+}
+
+fn sorted<T: Into<usize> + Copy>(v: &[T], default: &[usize]) -> Vec<usize> {
+    if v.is_empty() {
+        default.to_vec()
+    } else {
+        grid::sorted(&v.iter().map(|&x| x.into()).collect::<Vec<_>>())
+    }
+}
+
+fn dedup<T: PartialEq + Copy>(v: &[T], default: &[T]) -> Vec<T> {
+    let mut out = Vec::new();
+    for &x in if v.is_empty() { default } else { v } {
+        if !out.contains(&x) {
+            out.push(x);
+        }
+    }
+    out
+}
+
+/// The grids the flags ask for.
+fn grids(a: &RunArgs) -> Vec<TargetGrid> {
+    let targets = dedup(&a.targets, &[Target::LockBound, Target::Store]);
+    targets
+        .into_iter()
+        .map(|target| {
+            let (strategies, threads, sizes): (Vec<Strategy>, &[usize], &[usize]) = match (target, a.smoke) {
+                (Target::LockBound, false) => {
+                    (grid::LOCK_BOUND_STRATEGIES.to_vec(), &[1, 2, 4, 8, 16], &[128, 1024, 16384])
+                }
+                (Target::Store, false) => (grid::STORE_STRATEGIES.to_vec(), &[1, 4, 16], &[128, 1024]),
+                (Target::LockBound, true) => {
+                    (vec![Strategy::Spin, Strategy::Abs, Strategy::ParkingLot], &[1, 4], &[128, 4096])
+                }
+                (Target::Store, true) => (vec![Strategy::Abs, Strategy::ParkingLot], &[1, 4], &[128]),
+            };
+            let strategies = if a.strategies.is_empty() { strategies } else { a.strategies.clone() };
+            let store = target == Target::Store;
+            TargetGrid {
+                target,
+                strategies: grid::with_reference(&strategies),
+                threads: sorted(&a.threads, threads),
+                sizes: grid::sorted(&if a.sizes.is_empty() {
+                    sizes.to_vec()
+                } else {
+                    a.sizes.iter().map(|&s| s as usize).collect()
+                }),
+                layouts: if store { dedup(&a.layout, &[Layout::Single]) } else { vec![Layout::Single] },
+                topics: if store { sorted(&a.topics, &[1]) } else { vec![1] },
+                flushes: if store { dedup(&a.flush, &[FlushMode::ASYNC]) } else { vec![FlushMode::ASYNC] },
+            }
+        })
+        .collect()
 }
 
 /// `/dev/shm` if it is a directory, else the system temp dir.
 fn default_store_parent() -> PathBuf {
     let shm = PathBuf::from("/dev/shm");
     if shm.is_dir() { shm } else { std::env::temp_dir() }
+}
+
+/// Free bytes for an unprivileged user in the file system holding `dir`.
+fn free_bytes(dir: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    let mut st = std::mem::MaybeUninit::<libc::statvfs>::zeroed();
+    // SAFETY: `c` is a NUL-terminated path and `st` points to writable memory the size of `statvfs`.
+    let rc = unsafe { libc::statvfs(c.as_ptr(), st.as_mut_ptr()) };
+    if rc != 0 {
+        return None;
+    }
+    // SAFETY: statvfs returned 0, so it filled the struct (zeroed beforehand anyway).
+    let st = unsafe { st.assume_init() };
+    Some(st.f_bavail * st.f_frsize)
+}
+
+fn git_commit() -> String {
+    let run = |args: &[&str]| {
+        std::process::Command::new("git")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    match run(&["rev-parse", "--short", "HEAD"]) {
+        Some(c) if !c.is_empty() => {
+            let dirty =
+                run(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+            if dirty { format!("{c} (with uncommitted changes)") } else { c }
+        }
+        _ => "unknown".into(),
+    }
+}
+
+fn run_sweep(a: &RunArgs) -> Result<ExitCode, Fatal> {
+    // Everything that can be checked without writing is checked first.
+    let grids = grids(a);
+    let segment_mib = a.segment_mib.unwrap_or(if a.smoke { 8 } else { 32 });
+    let segment = segment_mib << 20;
+    let max_threads = grids.iter().flat_map(|g| g.threads.iter().copied()).max().unwrap_or(1);
+    let max_size = grids.iter().flat_map(|g| g.sizes.iter().copied()).max().unwrap_or(1);
+    let need_slack = 4 * slack(max_threads, record_len(max_size));
+    if need_slack > segment {
+        return Err(Fatal(format!(
+            "--segment-mib {segment_mib} is too small for {max_threads} threads of {max_size}-byte messages: \
+             raise --segment-mib to at least {} MiB",
+            need_slack.div_ceil(1 << 20)
+        )));
+    }
+    let store_parent = match &a.store_dir {
+        Some(d) if !d.is_dir() => {
+            return Err(Fatal(format!(
+                "--store-dir {}: not an existing directory (the sweep never creates it; create it or pick another)",
+                d.display()
+            )));
+        }
+        Some(d) => d.clone(),
+        None => default_store_parent(),
+    };
+    let explicit_store_dir = a.store_dir.is_some();
+    let targets_run: Vec<Target> = grids.iter().map(|g| g.target).collect();
+    let has = |t: Target| targets_run.contains(&t);
+    let topics_max = grids.iter().flat_map(|g| g.topics.iter().copied()).max().unwrap_or(1) as u64;
+    let need = if has(Target::LockBound) { WARM_SEGMENTS as u64 * segment } else { 0 }
+        + if has(Target::Store) {
+            (STORE_SEGMENTS_MAX * segment).max(topics_max << 20) + (64 << 20)
+        } else {
+            0
+        };
+    let mut store_parent = store_parent;
+    if !explicit_store_dir
+        && free_bytes(&store_parent).is_some_and(|f| f < need)
+        && store_parent != std::env::temp_dir()
+    {
+        eprintln!(
+            "sweep: note: {} has less than the {} MiB the run needs; using {}",
+            store_parent.display(),
+            need >> 20,
+            std::env::temp_dir().display()
+        );
+        store_parent = std::env::temp_dir();
+    }
+    if let Some(free) = free_bytes(&store_parent)
+        && free < need
+    {
+        return Err(Fatal(format!(
+            "{} has {} MiB free, the run needs about {} MiB ({} warm lock-bound segments and one store segment of \
+             --segment-mib {segment_mib}): lower --segment-mib or pass --store-dir on a larger file system",
+            store_parent.display(),
+            free >> 20,
+            need >> 20,
+            if has(Target::LockBound) { WARM_SEGMENTS } else { 0 },
+        )));
+    }
+    outputs::check_writable(&a.out)?;
+    let run_dir =
+        tempfile::Builder::new().prefix("abslock-sweep-").tempdir_in(&store_parent).map_err(|e| {
+            format!("--store-dir {}: cannot create the run directory: {e}", store_parent.display())
+        })?;
+
+    // Signals: the first ends the window in progress and the run (outputs of finished cells
+    // are written); the second removes the run's stores and exits at once.
+    let abort = Arc::new(AtomicBool::new(false));
+    let cleanup: Arc<Mutex<Option<PathBuf>>> = Arc::new(Mutex::new(Some(run_dir.path().to_path_buf())));
+    {
+        let (abort, cleanup) = (Arc::clone(&abort), Arc::clone(&cleanup));
+        ctrlc::set_handler(move || {
+            if abort.swap(true, Ordering::SeqCst) {
+                if let Some(d) = cleanup.lock().unwrap_or_else(PoisonError::into_inner).take() {
+                    let _ = std::fs::remove_dir_all(d);
+                }
+                eprintln!("\nsweep: second signal: stores removed, exiting without outputs");
+                std::process::exit(130);
+            }
+            eprintln!("\nsweep: signal: stopping now (again to exit at once)");
+        })?;
+    }
+
+    let rounds = a.rounds.unwrap_or(if a.smoke { 3 } else { 15 });
+    let plan = Plan {
+        grids,
+        rounds,
+        warmup: Duration::from_millis(a.warmup_ms.unwrap_or(if a.smoke { 2 } else { 5 })),
+        measure: Duration::from_millis(a.cell_ms.unwrap_or(if a.smoke { 10 } else { 30 })),
+        pin: if a.pin { core_affinity::get_core_ids().filter(|c| !c.is_empty()) } else { None },
+        outside_ns: a.outside_ns,
+        margin: f64::from(a.tie_margin_pct) / 100.0,
+        seed: a.seed.unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64)
+        }),
+        quiet: a.quiet,
+    };
+    if a.pin && plan.pin.is_none() {
+        eprintln!("sweep: warning: --pin: cannot list cores; running unpinned");
+    }
+    if rounds < 6 {
+        eprintln!("sweep: note: {rounds} rounds: no 95% interval exists below 6, so every verdict is a tie");
+    }
+    let abs_calibrated = format!("{:?}", abslock::AbsConfig::calibrated());
+    let abs_rocketmq = format!("{:?}", abslock::AbsConfig::ROCKETMQ);
+    let est = plan.estimate(segment_mib);
+    eprintln!(
+        "sweep: {} cells, {} windows ({} rounds); estimated {:.0} s; stores in {}; outputs to {}",
+        plan.grids.iter().map(|g| g.cells().len()).sum::<usize>(),
+        plan.windows(),
+        rounds,
+        est.as_secs_f64(),
+        run_dir.path().display(),
+        a.out.display()
+    );
+    eprintln!("sweep: ABS calibrated bounds: {abs_calibrated}");
+
+    let t_start = Instant::now();
+    let load_start = machine::load_average().unwrap_or_else(|| "unknown".into());
+    let outside_units = if a.outside_ns > 0 {
+        (a.outside_ns as f64 * abslock_benches::pool::units_per_ns()).round() as u64
+    } else {
+        0
+    };
+    let targets = Targets {
+        lock_bound: if has(Target::LockBound) {
+            Some(LockBound::create(run_dir.path(), segment, outside_units)?)
+        } else {
+            None
+        },
+        store: has(Target::Store)
+            .then(|| StoreTarget::new(run_dir.path().to_path_buf(), STORE_SEGMENTS_MAX * segment)),
+    };
+    let output = run::run(&plan, &targets, &abort);
+    drop(targets);
+    let wall = t_start.elapsed().as_secs_f64();
+    // The stores go now; the signal handler has nothing left to remove.
+    cleanup.lock().unwrap_or_else(PoisonError::into_inner).take();
+    drop(run_dir);
+
+    let m = machine::detect();
+    let command =
+        std::iter::once("sweep".to_string()).chain(std::env::args().skip(1)).collect::<Vec<_>>().join(" ");
+    let ctx = report::Context {
+        command,
+        commit: git_commit(),
+        machine: m.to_string(),
+        cores: m.cores,
+        load: (load_start, machine::load_average().unwrap_or_else(|| "unknown".into())),
+        wall_s: wall,
+        rounds,
+        warmup_ms: plan.warmup.as_millis() as u64,
+        measure_ms: plan.measure.as_millis() as u64,
+        margin_pct: f64::from(a.tie_margin_pct),
+        abs_calibrated,
+        abs_rocketmq,
+        notes: vec![
+            format!(
+                "Stores under {} ({}); segments of {segment_mib} MiB; lock-bound: {WARM_SEGMENTS} warm segments reused \
+                 by every window, outside work {} ns per put; store: one warm segment per window (sized to the cell's rate, at most {} MiB), no roll inside it",
+                store_parent.display(),
+                if store_parent.starts_with("/dev/shm") {
+                    "tmpfs: msync is free, flush cost not measured"
+                } else {
+                    "as given"
+                },
+                a.outside_ns,
+                STORE_SEGMENTS_MAX * segment_mib
+            ),
+            format!("Round orders from seed {}", plan.seed),
+        ],
+        interrupted: output.interrupted,
+    };
+    outputs::clear_stale(&a.out)
+        .map_err(|e| format!("--out {}: cannot clear earlier outputs: {e}", a.out.display()))?;
+    outputs::write_csvs(&a.out, &output.rounds, &output.results)?;
+    let order = report::strategy_order(&output.results);
+    let target_names: Vec<&str> = plan.grids.iter().map(|g| g.target.name()).collect();
+    let plots = outputs::write_plots(&a.out, &output.results, &target_names, &order);
+    let report_path = a.out.join("report.md");
+    std::fs::write(&report_path, report::render(&ctx, &output.results, &output.rounds, &plots))
+        .map_err(|e| format!("cannot write {}: {e}", report_path.display()))?;
+    let failed = output.rounds.iter().filter(|r| r.status == results::Status::Failed).count();
+    let stalled = output.rounds.iter().filter(|r| r.status == results::Status::Stalled).count();
+    eprintln!(
+        "sweep: {} cells in {wall:.1} s (estimated {:.0} s); {} windows, {stalled} stalled, {failed} failed; wrote {}",
+        output.cells,
+        est.as_secs_f64(),
+        output.rounds.len(),
+        report_path.display()
+    );
+    Ok(if output.interrupted {
+        ExitCode::from(130)
+    } else if failed > 0 || output.cells == 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -133,6 +133,21 @@ impl Preallocator {
         }
     }
 
+    /// Adds already created segments to the ready queue, after any ready ones (a standalone
+    /// log hands its warm segments over here so its rolls take them). The caller keeps them
+    /// contiguous: each starts where the previous ready one ends.
+    pub(crate) fn stock(&self, segments: impl IntoIterator<Item = Segment>) {
+        let mut st = self.shared.lock();
+        st.ready.extend(segments);
+        self.shared.cv.notify_all();
+    }
+
+    /// Takes the ready segments out of the queue (a standalone log gives them back).
+    pub(crate) fn take_ready(&self) -> Vec<Segment> {
+        let mut st = self.shared.lock();
+        st.ready.drain(..).collect()
+    }
+
     /// Stops the thread and drops the prepared segments (their files stay, all zeros, and
     /// are removed by the next open).
     pub(crate) fn shutdown(&self) {

@@ -1,0 +1,309 @@
+//! `report.md`: how the run was made, then per target the verdict tables (against
+//! `parking_lot` and against the cell's best), a per-strategy summary that uses only what
+//! the verdicts support, CPU per message, the ABS summary, stalls and failures, the plots.
+
+use crate::plots::size_label;
+use crate::results::{CellResult, RoundRow, Status};
+use crate::stats::{self, Verdict};
+use std::fmt::Write;
+
+/// What the report needs besides the rows.
+#[derive(Debug, Clone)]
+pub struct Context {
+    /// The command line.
+    pub command: String,
+    /// Git commit of the sources, if known.
+    pub commit: String,
+    /// Machine description.
+    pub machine: String,
+    /// Cores available.
+    pub cores: usize,
+    /// Load averages at start and end.
+    pub load: (String, String),
+    /// Wall time, s.
+    pub wall_s: f64,
+    /// Rounds per cell.
+    pub rounds: u32,
+    /// Warm-up and span per window, ms.
+    pub warmup_ms: u64,
+    /// Longest span, ms.
+    pub measure_ms: u64,
+    /// Equivalence margin, %.
+    pub margin_pct: f64,
+    /// `abslock::AbsConfig::calibrated()`, Debug-printed.
+    pub abs_calibrated: String,
+    /// `abslock::AbsConfig::ROCKETMQ`, Debug-printed.
+    pub abs_rocketmq: String,
+    /// Free-form notes (store directory, segment size).
+    pub notes: Vec<String>,
+    /// Whether a signal stopped the run.
+    pub interrupted: bool,
+}
+
+fn arrow(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Faster => "↑",
+        Verdict::Slower => "↓",
+        Verdict::Tie => "≈",
+        Verdict::Best => "★",
+        Verdict::Reference => "",
+        Verdict::NotAvailable => "?",
+    }
+}
+
+fn num(x: f64) -> String {
+    if x.is_finite() { format!("{x:.2}") } else { "-".into() }
+}
+
+/// Strategies in first-seen order.
+pub fn strategy_order(rows: &[CellResult]) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    for r in rows {
+        if !v.contains(&r.strategy) {
+            v.push(r.strategy.clone());
+        }
+    }
+    v
+}
+
+/// Cells (labels) of a target in row order.
+fn cells(rows: &[&CellResult]) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    for r in rows {
+        let l = cell_label(r);
+        if !v.contains(&l) {
+            v.push(l);
+        }
+    }
+    v
+}
+
+fn cell_label(r: &CellResult) -> String {
+    let mut s = format!("{} t, {}", r.threads, size_label(r.size));
+    if r.layout != "single" || r.topics != 1 || r.flush != "async" {
+        s += &format!(", {} x{}, {}", r.layout, r.topics, r.flush);
+    }
+    s
+}
+
+fn table(out: &mut String, rows: &[&CellResult], order: &[String], cell: impl Fn(&CellResult) -> String) {
+    let _ = writeln!(out, "| cell | {} |", order.join(" | "));
+    let _ = writeln!(out, "|---|{}", "---:|".repeat(order.len()));
+    for c in cells(rows) {
+        let line: Vec<String> = order
+            .iter()
+            .map(|s| {
+                rows.iter().find(|r| cell_label(r) == c && &r.strategy == s).map_or("".into(), |r| cell(r))
+            })
+            .collect();
+        let _ = writeln!(out, "| {c} | {} |", line.join(" | "));
+    }
+    out.push('\n');
+}
+
+/// Per-strategy summary figures over a set of cells.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Summary {
+    /// Verdicts against `parking_lot`: faster, tie, slower.
+    pub vs_pl: (usize, usize, usize),
+    /// Cells where the strategy is the best or ties with it, of cells.
+    pub in_best: (usize, usize),
+    /// Geometric mean of the ratio to `parking_lot` with ties counted as 1.00.
+    pub geomean_supported: Option<f64>,
+    /// Geometric mean of the CPU-per-message ratio to `parking_lot`, cells past the cores.
+    pub cpu_past_cores: Option<f64>,
+}
+
+/// The summary of `strategy` over `rows` (one target).
+pub fn summarise(rows: &[&CellResult], strategy: &str, cores: usize) -> Summary {
+    let mine: Vec<&&CellResult> = rows.iter().filter(|r| r.strategy == strategy).collect();
+    let mut s = Summary::default();
+    for r in &mine {
+        match r.verdict_pl {
+            Verdict::Faster => s.vs_pl.0 += 1,
+            Verdict::Tie => s.vs_pl.1 += 1,
+            Verdict::Slower => s.vs_pl.2 += 1,
+            _ => {}
+        }
+        s.in_best.1 += 1;
+        s.in_best.0 += usize::from(matches!(r.verdict_best, Verdict::Best | Verdict::Tie));
+    }
+    s.geomean_supported =
+        stats::geomean(mine.iter().filter(|r| r.ratio_pl.is_finite()).map(|r| match r.verdict_pl {
+            Verdict::Faster | Verdict::Slower => r.ratio_pl,
+            _ => 1.0,
+        }));
+    s.cpu_past_cores = stats::geomean(mine.iter().filter(|r| r.threads > cores).map(|r| r.cpu_ratio_pl));
+    s
+}
+
+/// Renders the report.
+pub fn render(
+    ctx: &Context,
+    results: &[CellResult],
+    rounds: &[RoundRow],
+    plots: &[(String, String)],
+) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "# Contention sweep report\n");
+    if ctx.interrupted {
+        let _ = writeln!(o, "**Interrupted**: the cells below finished; the rest did not run.\n");
+    }
+    let _ = writeln!(o, "- Command: `{}`", ctx.command);
+    let _ = writeln!(o, "- Commit: {}", ctx.commit);
+    let _ = writeln!(o, "- Machine: {}", ctx.machine);
+    let _ = writeln!(o, "- Load average (1, 5, 15 min): {} at start, {} at end", ctx.load.0, ctx.load.1);
+    let _ = writeln!(o, "- Wall time: {:.0} s", ctx.wall_s);
+    let _ = writeln!(
+        o,
+        "- Design: {} rounds per cell; in each round every strategy runs one window ({} ms warm-up, then at most {} ms, \
+         shorter when the warm segments fill) in a fresh random order; ratios are paired within a round.",
+        ctx.rounds, ctx.warmup_ms, ctx.measure_ms
+    );
+    let _ = writeln!(
+        o,
+        "- Verdicts: the distribution-free 95% interval of the median paired ratio (sign test inverted: from the k-th \
+         smallest to the k-th largest round ratio, k = {k} with these rounds) must lie above {m1:.2} \
+         (faster, ↑) or below {m2:.3} (slower, ↓), a ±{:.0}% equivalence margin; otherwise tie (≈). ★ marks the \
+         cell's best (highest median throughput); against the best, ≈ means not separable from it.",
+        ctx.margin_pct,
+        k = stats::order_statistic_k(ctx.rounds as usize)
+            .map_or("none (fewer than 6 rounds)".to_string(), |k| k.to_string()),
+        m1 = 1.0 + ctx.margin_pct / 100.0,
+        m2 = 1.0 / (1.0 + ctx.margin_pct / 100.0),
+    );
+    let _ = writeln!(o, "- ABS calibrated bounds (`AbsConfig::calibrated()`): `{}`", ctx.abs_calibrated);
+    let _ = writeln!(o, "- ABS RocketMQ bounds (`AbsConfig::ROCKETMQ`): `{}`", ctx.abs_rocketmq);
+    for n in &ctx.notes {
+        let _ = writeln!(o, "- {n}");
+    }
+    o.push('\n');
+    let order = strategy_order(results);
+    let mut targets: Vec<&str> = Vec::new();
+    for r in results {
+        if !targets.contains(&r.target.as_str()) {
+            targets.push(&r.target);
+        }
+    }
+    for target in &targets {
+        let rows: Vec<&CellResult> = results.iter().filter(|r| &r.target == target).collect();
+        let order: Vec<String> =
+            order.iter().filter(|s| rows.iter().any(|r| &&r.strategy == s)).cloned().collect();
+        let _ = writeln!(o, "## Target `{target}`\n");
+        let _ = writeln!(o, "### Throughput ratio to `parking_lot` (median over rounds) and verdict\n");
+        table(&mut o, &rows, &order, |r| {
+            if r.verdict_pl == Verdict::Reference {
+                format!("{:.2}M/s", r.msgs_per_s / 1e6)
+            } else {
+                format!("{}{}", num(r.ratio_pl), arrow(r.verdict_pl))
+            }
+        });
+        let _ = writeln!(o, "### Ratio to the cell's best and verdict\n");
+        table(&mut o, &rows, &order, |r| format!("{}{}", num(r.ratio_best), arrow(r.verdict_best)));
+        let _ = writeln!(o, "### Summary (only what the verdicts support)\n");
+        let _ = writeln!(
+            o,
+            "Geomean: ratio to `parking_lot` over the cells, a tie counted as 1.00. Best: cells where the strategy is \
+             the best or ties with it. CPU: geomean of the paired CPU-per-message ratio to `parking_lot` over cells \
+             with more threads than the {} cores.\n",
+            ctx.cores
+        );
+        let _ = writeln!(
+            o,
+            "| strategy | vs parking_lot ↑/≈/↓ | geomean | best or tied | CPU/msg past the cores | stalled windows |"
+        );
+        let _ = writeln!(o, "|---|---|---:|---:|---:|---:|");
+        for s in &order {
+            let sm = summarise(&rows, s, ctx.cores);
+            let stalled: u32 = rows.iter().filter(|r| &r.strategy == s).map(|r| r.stalled).sum();
+            let _ = writeln!(
+                o,
+                "| {s} | {}/{}/{} | {} | {}/{} | {} | {stalled} |",
+                sm.vs_pl.0,
+                sm.vs_pl.1,
+                sm.vs_pl.2,
+                sm.geomean_supported.map_or("-".into(), num),
+                sm.in_best.0,
+                sm.in_best.1,
+                sm.cpu_past_cores.map_or("-".into(), num),
+            );
+        }
+        let decisive = rows.iter().filter(|r| r.verdict_pl.is_decisive()).count();
+        let judged = rows.iter().filter(|r| r.verdict_pl != Verdict::Reference).count();
+        let _ = writeln!(
+            o,
+            "\nDecisive verdicts against `parking_lot`: {decisive}/{judged} ({:.0}%).\n",
+            100.0 * decisive as f64 / judged.max(1) as f64
+        );
+        let _ = writeln!(o, "### CPU per message (ns, workers' own CPU clocks; median)\n");
+        table(&mut o, &rows, &order, |r| {
+            if r.cpu_ns_per_msg.is_finite() { format!("{:.0}", r.cpu_ns_per_msg) } else { "-".into() }
+        });
+        let bg: Vec<f64> = rows.iter().map(|r| r.background_ns_per_msg).filter(|x| x.is_finite()).collect();
+        if let Some(m) = stats::median(&bg) {
+            let _ = writeln!(
+                o,
+                "Background threads (store flush, dispatch; not in the figures above): median {m:.0} ns of CPU per \
+                 message over all windows.\n"
+            );
+        }
+        abs_summary(&mut o, &rows, ctx.cores);
+    }
+    problems(&mut o, rounds);
+    if !plots.is_empty() {
+        let _ = writeln!(o, "## Plots\n");
+        for (caption, file) in plots {
+            let _ = writeln!(o, "- [{caption}]({file})");
+        }
+    }
+    o
+}
+
+fn abs_summary(o: &mut String, rows: &[&CellResult], cores: usize) {
+    let has = |s: &str| rows.iter().any(|r| r.strategy == s);
+    if !has("abs") {
+        return;
+    }
+    let _ = writeln!(o, "### ABS summary\n");
+    let _ = writeln!(
+        o,
+        "| strategy | vs parking_lot ↑/≈/↓ | vs best: best or tied / slower | geomean vs parking_lot | CPU/msg vs parking_lot past the cores |"
+    );
+    let _ = writeln!(o, "|---|---|---|---:|---:|");
+    for s in ["abs", "abs-rocketmq"] {
+        if !has(s) {
+            continue;
+        }
+        let sm = summarise(rows, s, cores);
+        let _ = writeln!(
+            o,
+            "| {s} | {}/{}/{} | {}/{} | {} | {} |",
+            sm.vs_pl.0,
+            sm.vs_pl.1,
+            sm.vs_pl.2,
+            sm.in_best.0,
+            sm.in_best.1 - sm.in_best.0,
+            sm.geomean_supported.map_or("-".into(), num),
+            sm.cpu_past_cores.map_or("-".into(), num)
+        );
+    }
+    o.push('\n');
+}
+
+fn problems(o: &mut String, rounds: &[RoundRow]) {
+    let bad: Vec<&RoundRow> = rounds.iter().filter(|r| r.status != Status::Ok).collect();
+    let _ = writeln!(o, "## Stalls and failures\n");
+    if bad.is_empty() {
+        let _ = writeln!(o, "None: every window put messages.\n");
+        return;
+    }
+    let _ = writeln!(o, "Excluded from every median and ratio:\n");
+    let _ = writeln!(o, "| cell | strategy | round | status | error |");
+    let _ = writeln!(o, "|---|---|---:|---|---|");
+    for r in bad {
+        let status = if r.status == Status::Stalled { "stalled (0 messages)" } else { "failed" };
+        let _ =
+            writeln!(o, "| {} | {} | {} | {status} | {} |", r.key().label(), r.strategy, r.round, r.error);
+    }
+    o.push('\n');
+}
