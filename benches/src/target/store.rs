@@ -1,0 +1,156 @@
+//! The store target: the real `MessageStore::put_message` path. Each window opens a fresh
+//! store whose first segment is created and warmed at open (before the clock), with
+//! preallocation off and a byte cap below the segment's end, so no roll and no segment
+//! creation happens inside the window; the store's flush and dispatch threads run as in
+//! production and their CPU is reported in its own column.
+//!
+//! Creating and warming a segment costs about 4 ms per MiB on the reference VM (fresh
+//! memory faults through to the host), so a window's segment is sized from the fastest rate
+//! seen so far in the same cell: (warm-up + span) x rate x 1.5, between 4 MiB and the
+//! largest size; the cell's first window takes the largest.
+
+use super::{Outcome, slack};
+use crate::grid::Cell;
+use crate::sweep_lock::SweepLock;
+use crate::window::{Step, WindowSpec, run_window};
+use abslock_store::{Layout, Message, MessageStore, StoreConfig, WarmUp};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::PoisonError;
+use std::sync::atomic::AtomicBool;
+
+/// Entries per consume-queue file in sweep stores (320 KiB files; RocketMQ's 300 000 would
+/// make 6 MB files per queue and worker).
+pub const CONSUME_QUEUE_ENTRIES: u64 = 16_384;
+
+/// The largest store segment, in `--segment-mib` units.
+pub const STORE_SEGMENTS_MAX: u64 = 4;
+
+/// Bytes of the encoded record around a body of `size` bytes in a sweep store: an upper
+/// bound for the slack (topic `topic-N`, no properties but the record CRC).
+pub fn record_len(size: usize) -> usize {
+    size + 160
+}
+
+/// The store target of one run.
+#[derive(Debug)]
+pub struct StoreTarget {
+    /// Where each window's store directory is created (inside the run directory).
+    pub parent: PathBuf,
+    /// Largest commitlog segment of a window, bytes (divided among topics under `per-topic`).
+    pub max_segment: u64,
+    /// The cell seen last and the fastest rate seen in it, bytes/s.
+    rate: Mutex<Option<(Cell, f64)>>,
+}
+
+impl StoreTarget {
+    /// A store target creating its stores under `parent`, segments of at most `max_segment` bytes.
+    pub fn new(parent: PathBuf, max_segment: u64) -> StoreTarget {
+        StoreTarget { parent, max_segment, rate: Mutex::new(None) }
+    }
+
+    /// The segment size of the next window of `cell` with `spec`.
+    pub fn segment_size_for(&self, cell: &Cell, spec: &WindowSpec) -> u64 {
+        let seen = *self.rate.lock().unwrap_or_else(PoisonError::into_inner);
+        let total = match seen {
+            Some((c, rate)) if c == *cell => {
+                let need = rate * (spec.warmup + spec.measure).as_secs_f64() * 1.5;
+                (need as u64 + slack(spec.threads, record_len(cell.size))).clamp(4 << 20, self.max_segment)
+            }
+            _ => self.max_segment,
+        };
+        let per_log = match cell.layout {
+            Layout::PerTopic => total / cell.topics.max(1) as u64,
+            _ => total,
+        };
+        per_log.max(1 << 20).next_multiple_of(1 << 20)
+    }
+
+    fn note_rate(&self, cell: &Cell, bytes_per_s: f64) {
+        let mut seen = self.rate.lock().unwrap_or_else(PoisonError::into_inner);
+        match seen.as_mut() {
+            Some((c, r)) if c == cell => *r = r.max(bytes_per_s),
+            _ => *seen = Some((*cell, bytes_per_s)),
+        }
+    }
+
+    fn open<R: SweepLock>(
+        &self,
+        dir: &Path,
+        cell: &Cell,
+        segment_size: u64,
+        make: impl Fn() -> R + Send + Sync + 'static,
+    ) -> Result<MessageStore<R>, String> {
+        let config = StoreConfig {
+            segment_size,
+            flush: cell.flush,
+            layout: cell.layout,
+            warm_up: WarmUp { enabled: true, mlock: false },
+            preallocate: false,
+            consume_queue_entries: CONSUME_QUEUE_ENTRIES,
+            ..StoreConfig::default()
+        };
+        MessageStore::open_with_lock(dir, config, make).map_err(|e| format!("cannot open the store: {e}"))
+    }
+
+    /// Runs one window of `cell` on a fresh store under locks from `make`; the store's
+    /// directory is removed afterwards.
+    ///
+    /// # Errors
+    /// A message if the store cannot be opened or a put fails.
+    pub fn window<R: SweepLock>(
+        &self,
+        cell: &Cell,
+        spec: &WindowSpec,
+        abort: &AtomicBool,
+        make: impl Fn() -> R + Send + Sync + 'static,
+    ) -> Result<Outcome, String> {
+        let dir = tempfile::Builder::new()
+            .prefix("store-")
+            .tempdir_in(&self.parent)
+            .map_err(|e| format!("cannot create a store directory in {}: {e}", self.parent.display()))?;
+        let segment_size = self.segment_size_for(cell, spec);
+        let store = self.open(dir.path(), cell, segment_size, make)?;
+        let topics = cell.topics.max(1);
+        let body = vec![0x5a; cell.size];
+        // One queue per worker, so the topic-queue table's stripe lock never caps contention.
+        let msgs: Vec<Vec<Message>> = (0..spec.threads)
+            .map(|w| {
+                (0..topics)
+                    .map(|t| Message::new(format!("topic-{t}"), body.clone()).queue_id(w as u32))
+                    .collect()
+            })
+            .collect();
+        // Every topic's log exists (and its segment is warm) before the clock starts.
+        for m in &msgs[0] {
+            store.put_message(m).map_err(|e| format!("first put: {e}"))?;
+        }
+        let cap = segment_size.saturating_sub(slack(spec.threads, record_len(cell.size)));
+        let window = run_window(spec, abort, |i| {
+            let (store, mine) = (&store, &msgs[i]);
+            let mut k = 0usize;
+            move || {
+                let r = store.put_message(&mine[k % topics])?;
+                k += 1;
+                Ok::<_, abslock_store::PutError>(if r.physical_offset >= cap {
+                    Step::Full
+                } else {
+                    Step::More
+                })
+            }
+        });
+        let mut abs: Option<(u64, u64)> = None;
+        store.for_each_put_lock(|l| {
+            if let Some(s) = l.abs_stats() {
+                let a = abs.get_or_insert((0, 0));
+                a.0 += s.acquisitions;
+                a.1 += s.contended;
+            }
+        });
+        store.close().map_err(|e| format!("close: {e}"))?;
+        drop(dir);
+        let window = window?;
+        self.note_rate(cell, window.msgs_per_s() * record_len(cell.size) as f64);
+        Ok(Outcome { window, abs })
+    }
+}
