@@ -3,6 +3,7 @@
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::time::Duration;
 
+use crate::codec::EncodeOptions;
 use crate::io::fault::FaultInjector;
 
 /// 1 GiB: RocketMQ's default `mappedFileSizeCommitLog`.
@@ -101,6 +102,37 @@ pub struct WarmUp {
     pub mlock: bool,
 }
 
+/// What recovery does with a commitlog record that fails its checks (ours, after RocksDB's
+/// `WALRecoveryMode` and fjall's `RecoveryMode`).
+///
+/// Recovery verifies every record of the log at open (structure, body CRC, the
+/// `__CRC32#` record CRC where the log was written with it, physical offset). The first
+/// record that fails is the *cut point*; everything from there on is unreadable by the
+/// scan. The *durable end* is what the last checkpoint recorded as flushed (after a clean
+/// close: the whole log).
+///
+/// Whatever the mode, bytes past a cut are never zeroed as a side effect: they are first
+/// copied (or, for whole segments, moved) to `cut/{20-digit physical offset}` in the log's
+/// directory, and [`RecoveryReport`](crate::RecoveryReport) says where.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum RecoveryMode {
+    /// A cut point at or past the durable end (the torn tail of a crash) is cut and
+    /// reported; one before it (damage in data a flush and checkpoint had made durable, or
+    /// anywhere in a cleanly closed log) fails `open` with
+    /// [`OpenError::Damaged`](crate::OpenError::Damaged), naming the offset, and changes
+    /// nothing on disk. RocksDB `kTolerateCorruptedTailRecords` / fjall
+    /// `TolerateCorruptTail`. The default.
+    #[default]
+    Strict,
+    /// Cut at the first damaged record wherever it is and keep the consistent prefix
+    /// (RocksDB `kPointInTimeRecovery`; what RocketMQ's `CommitLog.recoverAbnormally` does,
+    /// silently, in every case). Opt in after `Strict` reported damage and the log cannot
+    /// be restored from a replica: acknowledged records past the damage are moved aside
+    /// (see the type's doc), not served.
+    PointInTime,
+}
+
 /// Configuration of a [`MessageStore`](crate::MessageStore).
 ///
 /// Build with struct update syntax over [`StoreConfig::default`].
@@ -140,8 +172,14 @@ pub struct StoreConfig {
     /// Host written into every record's store-host field (RocketMQ `brokerIP1` + port).
     pub store_host: SocketAddr,
     /// Protect the whole record with the trailing `__CRC32#` property (RocketMQ
-    /// `enabledAppendPropCRC`). Default on; recovery also checks it when present.
+    /// `enabledAppendPropCRC`). Default on. Safe to change between runs: the log's
+    /// `record_crc` file records from which physical offset each setting applied, and
+    /// recovery requires the property only of records written while it was on (others are
+    /// checked by their body CRC and structure, and by the property when present).
     pub append_record_crc: bool,
+    /// What recovery does with a damaged record (ours, after RocksDB's `WALRecoveryMode`).
+    /// Default [`RecoveryMode::Strict`].
+    pub recovery: RecoveryMode,
     /// Entries per consume-queue file (RocketMQ `mappedFileSizeConsumeQueue` / 20, default 300 000).
     pub consume_queue_entries: u64,
     /// Interval at which consume queues are flushed and the checkpoint written (RocketMQ
@@ -168,6 +206,7 @@ impl Default for StoreConfig {
             layout: Layout::Single,
             store_host: SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 10911)),
             append_record_crc: true,
+            recovery: RecoveryMode::Strict,
             consume_queue_entries: DEFAULT_CONSUME_QUEUE_ENTRIES,
             checkpoint_interval: Duration::from_secs(1),
             topic_queue_stripes: 32,
@@ -177,6 +216,15 @@ impl Default for StoreConfig {
 }
 
 impl StoreConfig {
+    /// The codec's encode options for this configuration (built once per log at open).
+    pub(crate) fn encode_options(&self) -> EncodeOptions {
+        EncodeOptions {
+            store_host: self.store_host,
+            max_body_size: self.max_message_size,
+            append_record_crc: self.append_record_crc,
+        }
+    }
+
     /// Checks the configuration; returns what is wrong.
     pub(crate) fn validate(&self) -> Result<(), String> {
         if self.segment_size < 64 {

@@ -134,12 +134,13 @@ impl ConsumeQueue {
         self.raw_entry(qo)
     }
 
-    /// Writes entry `qo` (dispatcher only). Idempotent: an identical entry is left alone;
-    /// a different one (stale, from before a truncation) is replaced and the queue cut after it.
-    pub(crate) fn put(&self, qo: u64, e: Entry) -> FsResult<()> {
+    /// Writes entry `qo` (dispatcher only); returns whether it wrote. Idempotent: an
+    /// identical entry is left alone; a different one (stale, from before a truncation, or
+    /// damaged) is replaced and the queue cut after it.
+    pub(crate) fn put(&self, qo: u64, e: Entry) -> FsResult<bool> {
         let len = self.len();
         if qo < len && self.raw_entry(qo) == Some(e) {
-            return Ok(());
+            return Ok(false);
         }
         let idx = qo / self.per_file;
         loop {
@@ -156,7 +157,7 @@ impl ConsumeQueue {
         if qo + 1 < len {
             self.truncate(qo + 1)?;
         }
-        let Some((f, at)) = self.slot(qo) else { return Ok(()) };
+        let Some((f, at)) = self.slot(qo) else { return Ok(false) };
         let b = e.to_bytes();
         // SAFETY: `at + 20 <= file size`; the dispatcher is the only writer, and entry `qo`
         // is not below the published `len` unless it is being replaced (readers then see the
@@ -165,11 +166,13 @@ impl ConsumeQueue {
         if qo + 1 > self.len() {
             self.len.store(qo + 1, Ordering::Release);
         }
-        Ok(())
+        Ok(true)
     }
 
-    /// Cuts the queue to `new_len` entries, zeroing the cut entries so they cannot come back.
-    pub(crate) fn truncate(&self, new_len: u64) -> FsResult<()> {
+    /// Cuts the queue to `new_len` entries, zeroing the cut entries so they cannot come
+    /// back; returns how many of them were not zero.
+    pub(crate) fn truncate(&self, new_len: u64) -> FsResult<u64> {
+        let mut removed = 0;
         let old = self.files.read().unwrap_or_else(PoisonError::into_inner).len() as u64 * self.per_file;
         self.len.store(new_len.min(self.len()), Ordering::Release);
         let mut qo = new_len;
@@ -180,46 +183,14 @@ impl ConsumeQueue {
             // which was lowered first.
             let s = unsafe { std::slice::from_raw_parts_mut(f.map.as_mut_ptr().add(at), n) };
             if s.iter().any(|&b| b != 0) {
+                removed += s.chunks_exact(ENTRY_LEN as usize).filter(|e| e.iter().any(|&b| b != 0)).count() as u64;
                 s.fill(0);
                 self.fs.sync_map(&f.map, &f.path, at, n)?;
             }
             qo += n as u64 / ENTRY_LEN;
         }
         self.flushed_len.store(self.flushed_len.load(Ordering::Acquire).min(new_len), Ordering::Release);
-        Ok(())
-    }
-
-    /// Recovery: keeps the longest prefix whose last entry is valid and lies within
-    /// `[0, log_end)`, zeroing the rest.
-    pub(crate) fn recover(&self, log_end: u64) -> FsResult<()> {
-        let valid = |e: &Entry| {
-            e.size > 0 && e.physical_offset.checked_add(u64::from(e.size)).is_some_and(|x| x <= log_end)
-        };
-        let mut n = self.len();
-        while n > 0 {
-            match self.raw_entry(n - 1) {
-                // Entries lie in increasing physical offsets: a lone non-zero entry in the
-                // zeroed tail (damage) is not the queue's end, however valid it looks.
-                Some(e)
-                    if valid(&e)
-                        && (n == 1
-                            || self
-                                .raw_entry(n - 2)
-                                .is_some_and(|p| valid(&p) && p.physical_offset < e.physical_offset)) =>
-                {
-                    break;
-                }
-                _ => n -= 1,
-            }
-        }
-        self.len.store(
-            self.files.read().unwrap_or_else(PoisonError::into_inner).len() as u64 * self.per_file,
-            Ordering::Release,
-        );
-        self.truncate(n)?;
-        self.len.store(n, Ordering::Release);
-        self.flushed_len.store(n, Ordering::Release);
-        Ok(())
+        Ok(removed)
     }
 
     /// msyncs entries written since the last flush.
@@ -333,7 +304,7 @@ mod tests {
     }
 
     #[test]
-    fn recover_cuts_entries_past_the_log_end_and_reopens() {
+    fn truncate_cuts_entries_and_reopens() {
         let dir = tempfile::tempdir().unwrap();
         let fs = FileOps::default();
         let qdir = dir.path().join("q");
@@ -345,7 +316,8 @@ mod tests {
             cq.flush().unwrap();
         }
         let cq = ConsumeQueue::open(&fs, qdir.clone(), 4).unwrap().expect("well formed");
-        cq.recover(55).unwrap(); // entries at 0..=40 end by 50 <= 55; 50 ends at 60 > 55
+        assert_eq!(cq.len(), 12, "whole files until the log says otherwise");
+        assert_eq!(cq.truncate(5).unwrap(), 4, "entries 5..=8 were written");
         assert_eq!(cq.len(), 5);
         assert_eq!(cq.entry(4), Some(e(40)));
         // A file of the wrong size makes the queue be rebuilt.

@@ -60,6 +60,24 @@ pub enum OpenError {
         /// What is wrong with it.
         reason: String,
     },
+    /// Recovery found a damaged record inside what was known durable (below the last
+    /// checkpoint's flushed offset, or anywhere in a cleanly closed log) under
+    /// [`RecoveryMode::Strict`](crate::RecoveryMode::Strict). Nothing on disk was changed.
+    #[error(
+        "commitlog {} is damaged at physical offset {physical_offset}, below the durable end {durable_end}: {source}; restore the segment from a replica, or open with RecoveryMode::PointInTime to cut the log there (the bytes from the cut on are moved to cut/)",
+        path.display()
+    )]
+    Damaged {
+        /// The segment file holding the damaged record.
+        path: PathBuf,
+        /// Where the first damaged record starts, bytes.
+        physical_offset: u64,
+        /// Everything below this was durable (checkpoint or clean close), bytes.
+        durable_end: u64,
+        /// What the codec found.
+        #[source]
+        source: DecodeError,
+    },
     /// The configuration is unusable.
     #[error("invalid store configuration: {0}")]
     InvalidConfig(String),

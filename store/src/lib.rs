@@ -36,12 +36,14 @@ mod checkpoint;
 mod commitlog;
 mod config;
 mod consume_queue;
+mod crc_epochs;
 mod dispatcher;
 mod error;
 mod flush;
 mod io;
 mod log_store;
 mod recovery;
+mod recovery_report;
 mod segment;
 mod store;
 mod topic_queue;
@@ -51,11 +53,12 @@ pub use commitlog::CommitLog;
 pub use config::{
     DEFAULT_COMMIT_INTERVAL, DEFAULT_CONSUME_QUEUE_ENTRIES, DEFAULT_FLUSH_INTERVAL,
     DEFAULT_FLUSH_LEAST_PAGES, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_POOL_BUFFERS, DEFAULT_PREALLOCATE_AHEAD,
-    DEFAULT_SEGMENT_SIZE, DEFAULT_SYNC_FLUSH_TIMEOUT, FlushMode, Layout, PAGE_SIZE, StoreConfig, WarmUp,
+    DEFAULT_SEGMENT_SIZE, DEFAULT_SYNC_FLUSH_TIMEOUT, FlushMode, Layout, PAGE_SIZE, RecoveryMode, StoreConfig, WarmUp,
     WriteMode,
 };
 pub use error::{CloseError, FileError, FlushError, OpenError, PutError, ReadError};
 pub use message::Message;
+pub use recovery_report::{Cut, LogRecovery, RecoveryReport};
 pub use store::{MessageStore, PutResult, StoreStats};
 
 /// Fault injection for tests: make chosen file operations fail (see

@@ -3,6 +3,7 @@
 //! uses one (`Layout::Single`) or one per topic (`Layout::PerTopic`).
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -22,7 +23,9 @@ use crate::error::{CloseError, FileError, FlushError, OpenError, PutError, ReadE
 use crate::flush::{GroupCommit, Stop};
 use crate::io::FileOps;
 use crate::message::Message;
-use crate::recovery::recover_commitlog;
+use crate::crc_epochs::CrcEpochs;
+use crate::recovery::{CUT_DIR, Recovered, RecoveryInput, RecoveryPlan, apply_recovery, plan_recovery};
+use crate::recovery_report::LogRecovery;
 use crate::segment::{BufferPool, Preallocator};
 use crate::store::PutResult;
 use crate::topic_queue::{QueueHash, Stripe, TopicQueueTable};
@@ -41,6 +44,33 @@ pub(crate) enum DispatchError {
     Io(FileError),
     Decode { physical_offset: u64, source: codec::DecodeError },
 }
+
+impl From<DispatchError> for ReadError {
+    fn from(e: DispatchError) -> Self {
+        match e {
+            DispatchError::Io(e) => ReadError::Io(e),
+            DispatchError::Decode { physical_offset, source } => ReadError::Corrupt { physical_offset, source },
+        }
+    }
+}
+
+impl DispatchError {
+    /// At open, recovery verified every record below the write position: a record that
+    /// then fails to dispatch changed under us.
+    fn into_open_error(self, log_dir: &Path) -> OpenError {
+        match self {
+            DispatchError::Io(e) => OpenError::Io(e),
+            DispatchError::Decode { physical_offset, source } => OpenError::Corrupt {
+                path: log_dir.to_path_buf(),
+                reason: format!("record at {physical_offset} passed recovery but not dispatch: {source}"),
+            },
+        }
+    }
+}
+
+/// One consume-queue entry dispatched: (topic, queue id, queue offset, whether the entry
+/// was written rather than found in place).
+type OnEntry<'a> = &'a mut dyn FnMut(&str, u32, u64, bool);
 
 /// Everything of one log that its threads share.
 pub(crate) struct Shared<R: RawMutex> {
@@ -69,6 +99,11 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl<R: RawMutex> Shared<R> {
     /// Builds consume-queue entries for every record in `[reput, end)`. Idempotent.
     fn dispatch_to(&self, end: u64) -> Result<(), DispatchError> {
+        self.dispatch_with(end, &mut |_, _, _, _| {})
+    }
+
+    /// As [`dispatch_to`](Self::dispatch_to), telling `on_entry` about every entry.
+    fn dispatch_with(&self, end: u64, on_entry: OnEntry<'_>) -> Result<(), DispatchError> {
         let mut reput = lock(&self.reput);
         while *reput < end {
             let at = *reput;
@@ -91,13 +126,43 @@ impl<R: RawMutex> Shared<R> {
                     let size = m.total_size();
                     let cq = self.cqs.get_or_create(m.topic(), m.queue_id());
                     let tag_hash = m.tags().map_or(0, codec::tag_hash);
-                    cq.put(m.queue_offset(), Entry { physical_offset: at, size, tag_hash })
+                    let wrote = cq
+                        .put(m.queue_offset(), Entry { physical_offset: at, size, tag_hash })
                         .map_err(DispatchError::Io)?;
+                    on_entry(m.topic(), m.queue_id(), m.queue_offset(), wrote);
                     *reput = at + u64::from(size);
                 }
                 Ok(Decoded::Blank { size }) => *reput = at + u64::from(size).max(BLANK_LEN),
                 Err(source) => return Err(DispatchError::Decode { physical_offset: at, source }),
             }
+        }
+        Ok(())
+    }
+
+    /// At open: dispatches the whole log, so every consume queue holds exactly the
+    /// entries of the records in the log (files, directories or entries lost or damaged
+    /// are rebuilt, entries of records no longer in the log removed), and sets each
+    /// queue's next queue offset from the log. RocketMQ issue #7355 and Kafka KAFKA-13603
+    /// are this class of bug: an index shorter than the log hands out a queue offset twice.
+    fn rebuild_queues(&self, report: &mut LogRecovery) -> Result<(), OpenError> {
+        let mut next: HashMap<(String, u32), (u64, bool)> = HashMap::new();
+        let mut rebuilt_entries = 0;
+        let write_pos = self.log.write_pos();
+        self.dispatch_with(write_pos, &mut |topic, qid, qo, wrote| {
+            let e = next.entry((topic.to_owned(), qid)).or_default();
+            e.0 = e.0.max(qo + 1);
+            e.1 |= wrote;
+            rebuilt_entries += u64::from(wrote);
+        })
+        .map_err(|e| e.into_open_error(self.log.dir()))?;
+        report.entries_rebuilt = rebuilt_entries;
+        for (topic, qid, cq) in self.cqs.all() {
+            let (len, wrote) = next.get(&(topic.clone(), qid)).copied().unwrap_or((0, false));
+            let removed = cq.truncate(len)?;
+            report.entries_removed += removed;
+            report.queues_rebuilt += u64::from(wrote || removed > 0);
+            let hash = QueueHash::of(&topic, qid);
+            self.table.lock(self.table.stripe_of(hash)).set(hash, &topic, qid, len);
         }
         Ok(())
     }
@@ -132,56 +197,136 @@ impl<R: RawMutex> Shared<R> {
     }
 }
 
+/// A log whose recovery is planned but not carried out ([`LogStore::plan`]).
+pub(crate) struct PendingLog {
+    dir: PathBuf,
+    clog_dir: PathBuf,
+    fs: FileOps,
+    dir_lock: File,
+    checkpoint: Option<u64>,
+    crashed: bool,
+    crc: CrcEpochs,
+    plan: Option<RecoveryPlan>,
+}
+
+impl PendingLog {
+    fn input<'a>(&'a self, config: &StoreConfig) -> RecoveryInput<'a> {
+        RecoveryInput {
+            fs: &self.fs,
+            dir: &self.clog_dir,
+            cut_dir: self.dir.join(CUT_DIR),
+            segment_size: config.segment_size,
+            checkpoint: self.checkpoint,
+            crashed: self.crashed,
+            mode: config.recovery,
+            crc: &self.crc,
+        }
+    }
+}
+
 /// One log and everything around it.
 pub(crate) struct LogStore<R: RawMutex + Send + Sync + 'static> {
     shared: Arc<Shared<R>>,
     threads: Vec<JoinHandle<()>>,
     dispatcher: Arc<Dispatcher<R>>,
+    report: LogRecovery,
     _dir_lock: File,
 }
 
 impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
     /// Opens (creating or recovering) the log in `dir`, served by `dispatcher` (a new one
-    /// when `None`).
+    /// when `None`). See [`plan`](Self::plan) and [`finish`](Self::finish).
     pub(crate) fn open(
         dir: &Path,
         config: &StoreConfig,
         lock_: R,
         dispatcher: Option<Arc<Dispatcher<R>>>,
     ) -> Result<Self, OpenError> {
+        Self::finish(Self::plan(dir, config)?, config, lock_, dispatcher)
+    }
+
+    /// First step of opening: locks the directory and verifies the commitlog, deciding
+    /// what recovery will do; changes nothing on disk, so a [`RecoveryMode::Strict`]
+    /// failure of any log of a store leaves every log as it was.
+    ///
+    /// [`RecoveryMode::Strict`]: crate::RecoveryMode::Strict
+    pub(crate) fn plan(dir: &Path, config: &StoreConfig) -> Result<PendingLog, OpenError> {
         config.validate().map_err(OpenError::InvalidConfig)?;
         let fs = FileOps::new(config.fault_injector.clone());
         fs.create_dir_all(dir)?;
         let dir_lock =
             fs.lock_file(&dir.join("lock"))?.ok_or_else(|| OpenError::InUse { path: dir.to_path_buf() })?;
-        let abort_path = dir.join("abort");
         let checkpoint = Checkpoint::read(&fs, &dir.join("checkpoint"))?;
-        let crashed = abort_path.exists() || checkpoint.is_none();
+        let crashed = dir.join("abort").exists() || checkpoint.is_none();
+        fs.create_dir_all(&dir.join("commitlog"))?;
+        let crc = CrcEpochs::read(&fs, &dir.join("record_crc"))?;
+        let mut pending = PendingLog {
+            dir: dir.to_path_buf(),
+            clog_dir: dir.join("commitlog"),
+            fs,
+            dir_lock,
+            checkpoint: checkpoint.map(|c| c.commitlog),
+            crashed,
+            crc,
+            plan: None,
+        };
+        pending.plan = Some(plan_recovery(&pending.input(config))?);
+        Ok(pending)
+    }
+
+    /// Second step: carries out recovery, records the record-CRC setting, rebuilds the
+    /// consume queues from the log, then starts the services. Nothing is accepted before
+    /// the queues match the log.
+    pub(crate) fn finish(
+        mut pending: PendingLog,
+        config: &StoreConfig,
+        lock_: R,
+        dispatcher: Option<Arc<Dispatcher<R>>>,
+    ) -> Result<Self, OpenError> {
+        let Some(plan) = pending.plan.take() else {
+            return Err(OpenError::InvalidConfig("internal: log opened without a recovery plan".into()));
+        };
+        let rec = apply_recovery(&pending.input(config), plan)?;
+        let (dir, fs) = (pending.dir.as_path(), &pending.fs);
+        pending.crc.record(fs, &dir.join("record_crc"), rec.write_pos, config.append_record_crc)?;
+        let mut report = LogRecovery {
+            dir: dir.to_path_buf(),
+            crashed: pending.crashed,
+            durable_end: rec.durable_end,
+            write_position: rec.write_pos,
+            cut: rec.cut.clone(),
+            queues_rebuilt: 0,
+            entries_rebuilt: 0,
+            entries_removed: 0,
+        };
+        let shared = Self::assemble(dir, config, fs, rec, lock_)?;
+        fs.create_marker(&dir.join("abort"))?;
+        shared.rebuild_queues(&mut report)?;
+        let dispatcher = match dispatcher {
+            Some(d) => d,
+            None => {
+                Arc::new(Dispatcher::start().map_err(|e| FileError::new("start dispatcher for", dir, e))?)
+            }
+        };
+        let threads =
+            spawn_services(&shared).map_err(|e| FileError::new("start flush thread for", dir, e))?;
+        dispatcher.register(Arc::clone(&shared));
+        Ok(LogStore { shared, threads, dispatcher, report, _dir_lock: pending.dir_lock })
+    }
+
+    /// Builds the log and the state its threads share over the recovered segments.
+    fn assemble(
+        dir: &Path,
+        config: &StoreConfig,
+        fs: &FileOps,
+        rec: Recovered,
+        lock_: R,
+    ) -> Result<Arc<Shared<R>>, OpenError> {
         let size = config.segment_size;
         let clog_dir = dir.join("commitlog");
-        fs.create_dir_all(&clog_dir)?;
-        let hint = checkpoint.map_or(0, |c| c.commitlog);
-        let rec = recover_commitlog(&fs, &clog_dir, size, hint, crashed, config.append_record_crc)?;
-        let write_pos = rec.write_pos;
-        let (cqs, dropped) =
-            ConsumeQueues::open(&fs, dir.join("consumequeue"), config.consume_queue_entries)?;
-        for (_, _, cq) in cqs.all() {
-            cq.recover(write_pos)?;
-        }
-        let first = rec.segments.first().map_or(0, |s| s.start());
-        // No consume queue at all over a non-empty log: they were lost, rebuild them all.
-        let dropped = dropped || (cqs.all().is_empty() && write_pos > first);
-        let reput = match checkpoint {
-            Some(c) if !dropped && !crashed => c.consume_queue.clamp(first, write_pos),
-            Some(c) if !dropped => {
-                let at = c.consume_queue.clamp(first, write_pos);
-                first + (at - first) / size * size
-            }
-            _ => first,
-        };
         let pool = match config.write_mode {
             WriteMode::Pooled { buffers, .. } => {
-                Some(Arc::new(BufferPool::new(&fs, buffers, size as usize, config.warm_up.mlock)))
+                Some(Arc::new(BufferPool::new(fs, buffers, size as usize, config.warm_up.mlock)))
             }
             _ => None,
         };
@@ -195,6 +340,7 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
             config.preallocate_ahead,
         )
         .map_err(|e| FileError::new("start preallocation thread for", dir, e))?;
+        let first = rec.segments.first().map_or(0, |s| s.start());
         let mut segments = rec.segments;
         if segments.is_empty() {
             segments.push(Arc::new(prealloc.obtain(0)?));
@@ -204,52 +350,23 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
             sync_flush: matches!(config.flush, FlushMode::Sync { .. }),
         };
         let log =
-            CommitLog::new(clog_dir, fs.clone(), size, segments, write_pos, lock_, prealloc, pool, mode);
-        fs.create_marker(&abort_path)?;
-        let opts = EncodeOptions {
-            store_host: config.store_host,
-            max_body_size: config.max_message_size,
-            append_record_crc: config.append_record_crc,
-        };
-        let shared = Arc::new(Shared {
+            CommitLog::new(clog_dir, fs.clone(), size, segments, rec.write_pos, lock_, prealloc, pool, mode);
+        let (cqs, _) = ConsumeQueues::open(fs, dir.join("consumequeue"), config.consume_queue_entries)?;
+        Ok(Arc::new(Shared {
             dir: dir.to_path_buf(),
             config: config.clone(),
-            opts,
+            opts: config.encode_options(),
             log,
             cqs,
             table: TopicQueueTable::new(config.topic_queue_stripes),
-            reput: CachePadded::new(Mutex::new(reput)),
+            reput: CachePadded::new(Mutex::new(first)),
             group: GroupCommit::default(),
             stop: Stop::default(),
-            fs,
+            fs: fs.clone(),
             async_flush_error: Mutex::new(None),
             background_error: Mutex::new(None),
             last_checkpoint: Mutex::new(Instant::now()),
-        });
-        match shared.dispatch_to(write_pos) {
-            Ok(()) => {}
-            Err(DispatchError::Io(e)) => return Err(e.into()),
-            Err(DispatchError::Decode { physical_offset, source }) => {
-                return Err(OpenError::Corrupt {
-                    path: shared.log.dir().to_path_buf(),
-                    reason: format!("record at {physical_offset} passed recovery but not dispatch: {source}"),
-                });
-            }
-        }
-        for (topic, qid, cq) in shared.cqs.all() {
-            let hash = QueueHash::of(&topic, qid);
-            shared.table.lock(shared.table.stripe_of(hash)).set(hash, &topic, qid, cq.len());
-        }
-        let dispatcher = match dispatcher {
-            Some(d) => d,
-            None => {
-                Arc::new(Dispatcher::start().map_err(|e| FileError::new("start dispatcher for", dir, e))?)
-            }
-        };
-        let threads =
-            spawn_services(&shared).map_err(|e| FileError::new("start flush thread for", dir, e))?;
-        dispatcher.register(Arc::clone(&shared));
-        Ok(LogStore { shared, threads, dispatcher, _dir_lock: dir_lock })
+        }))
     }
 
     fn check_fits(&self, size: usize) -> Result<(), PutError> {
@@ -262,12 +379,7 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
 
     /// Validates `msg` without writing anything (used before creating a per-topic log).
     pub(crate) fn validate(config: &StoreConfig, msg: &Message) -> Result<(), PutError> {
-        let opts = EncodeOptions {
-            store_host: config.store_host,
-            max_body_size: config.max_message_size,
-            append_record_crc: config.append_record_crc,
-        };
-        codec::validate(msg, &opts)?;
+        codec::validate(msg, &config.encode_options())?;
         Ok(())
     }
 
@@ -393,13 +505,12 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
     fn catch_up(&self) -> Result<(), ReadError> {
         let s = &*self.shared;
         let _ = s.log.commit();
-        match s.dispatch_to(s.log.readable_end()) {
-            Ok(()) => Ok(()),
-            Err(DispatchError::Io(e)) => Err(ReadError::Io(e)),
-            Err(DispatchError::Decode { physical_offset, source }) => {
-                Err(ReadError::Corrupt { physical_offset, source })
-            }
-        }
+        Ok(s.dispatch_to(s.log.readable_end())?)
+    }
+
+    /// What recovery did when this log was opened.
+    pub(crate) fn recovery_report(&self) -> &LogRecovery {
+        &self.report
     }
 
     fn entry(&self, topic: &str, queue_id: u32, queue_offset: u64) -> Option<Entry> {

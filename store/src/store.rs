@@ -15,6 +15,7 @@ use crate::error::{CloseError, FileError, FlushError, OpenError, PutError, ReadE
 use crate::io::FileOps;
 use crate::log_store::LogStore;
 use crate::message::Message;
+use crate::recovery_report::{LogRecovery, RecoveryReport};
 
 /// Counters of a store (summed over topics under [`Layout::PerTopic`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -81,6 +82,7 @@ pub struct MessageStore<R: RawMutex + Send + Sync + 'static> {
     dir: PathBuf,
     config: StoreConfig,
     logs: Logs<R>,
+    recovery: RecoveryReport,
 }
 
 impl<R: RawMutex + Send + Sync + 'static> std::fmt::Debug for MessageStore<R> {
@@ -138,15 +140,21 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
                 let dispatcher = Arc::new(
                     Dispatcher::start().map_err(|e| FileError::new("start dispatcher for", &dir, e))?,
                 );
-                let mut logs = HashMap::new();
+                // Every topic's recovery is planned before any is carried out: a damaged
+                // log fails the open with every log unchanged.
+                let mut pending = Vec::new();
                 for (name, path, ft) in fs.list_dir(&root)? {
                     // Only directories that are ours: a valid topic name holding a commitlog.
                     // Opening anything else would create segments inside someone's directory.
                     if ft.is_dir() && codec::validate_topic(&name).is_ok() && path.join("commitlog").is_dir()
                     {
-                        let log = LogStore::open(&path, &config, make_lock(), Some(Arc::clone(&dispatcher)))?;
-                        logs.insert(name, Arc::new(log));
+                        pending.push((name, LogStore::<R>::plan(&path, &config)?));
                     }
+                }
+                let mut logs = HashMap::new();
+                for (name, p) in pending {
+                    let log = LogStore::finish(p, &config, make_lock(), Some(Arc::clone(&dispatcher)))?;
+                    logs.insert(name, Arc::new(log));
                 }
                 Logs::PerTopic {
                     root,
@@ -157,7 +165,38 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
                 }
             }
         };
-        Ok(Self { dir, config, logs })
+        let mut recovery = RecoveryReport::default();
+        match &logs {
+            Logs::Single(l) => recovery.logs.push(l.recovery_report().clone()),
+            Logs::PerTopic { logs, .. } => {
+                let map = logs.read().unwrap_or_else(PoisonError::into_inner);
+                let mut all: Vec<LogRecovery> = map.values().map(|l| l.recovery_report().clone()).collect();
+                all.sort_by(|a, b| a.dir.cmp(&b.dir));
+                recovery.logs = all;
+            }
+        }
+        Ok(Self { dir, config, logs, recovery })
+    }
+
+    /// What recovery did at [`open`](Self::open): per log, whether it crashed, the durable
+    /// end, any cut (where, why, how many bytes, where they were moved) and the consume
+    /// queues rebuilt from the log (ours, after fjall's and RocksDB's recovery reports).
+    ///
+    /// # Examples
+    /// ```
+    /// use abslock_store::{Message, MessageStore, StoreConfig};
+    /// let dir = tempfile::tempdir()?;
+    /// let config = StoreConfig { segment_size: 1 << 20, ..StoreConfig::default() };
+    /// let store: MessageStore<parking_lot::RawMutex> = MessageStore::open(dir.path(), config.clone())?;
+    /// store.put_message(&Message::new("orders", b"hello".to_vec()))?;
+    /// store.close()?;
+    /// let store: MessageStore<parking_lot::RawMutex> = MessageStore::open(dir.path(), config)?;
+    /// let report = store.recovery_report();
+    /// assert!(!report.any_cut() && !report.logs[0].crashed);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn recovery_report(&self) -> &RecoveryReport {
+        &self.recovery
     }
 
     /// The log of `topic`, if it exists, borrowed for `&self`.
