@@ -90,7 +90,7 @@ fn torn_tail_after_a_crash_is_cut_and_reported() {
     // Tear the last record: its second half never reached the disk.
     let path = dir.path().join("commitlog").join(format!("{:020}", 0));
     let mid = last.physical_offset + u64::from(last.size) / 2;
-    reliability::write_at(&path, mid, &vec![0u8; (last.size / 2) as usize]);
+    reliability::write_at(&path, mid, &vec![0u8; (last.physical_offset + u64::from(last.size) - mid) as usize]);
     let store = Store::open(dir.path(), config(RecoveryMode::Strict)).unwrap();
     let log = &store.recovery_report().logs[0];
     assert!(log.crashed);
