@@ -343,7 +343,7 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
         let first = rec.segments.first().map_or(0, |s| s.start());
         let mut segments = rec.segments;
         if segments.is_empty() {
-            segments.push(Arc::new(prealloc.obtain(0)?));
+            segments.push(prealloc.obtain(0)?);
         }
         let mode = LogMode {
             pooled: matches!(config.write_mode, WriteMode::Pooled { .. }),

@@ -29,6 +29,9 @@ pub struct StoreStats {
     pub flushes: u64,
     /// Segment rolls (a blank record plus a switch to the next segment).
     pub rolls: u64,
+    /// Puts that needed a roll, found no ready segment and left the put-message lock to
+    /// wait for the preallocator (or create the segment) before retrying (ours).
+    pub roll_waits: u64,
     /// Commitlogs (1, or one per topic).
     pub logs: u64,
 }
@@ -478,6 +481,7 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
             st.flushed_position += log.flushed();
             st.flushes += log.flushes();
             st.rolls += log.rolls();
+            st.roll_waits += log.roll_waits();
             st.logs += 1;
         });
         st
