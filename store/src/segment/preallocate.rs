@@ -29,6 +29,9 @@ struct State {
     ready: VecDeque<Arc<Segment>>,
     /// Start offset of the segment being created (by the thread or by [`Preallocator::ensure`]).
     busy: Option<u64>,
+    /// Every segment below this offset has been handed out (or was in the log at open):
+    /// creating one of them again would replace a file the log is writing.
+    handed_out: u64,
     shutdown: bool,
 }
 
@@ -102,6 +105,7 @@ impl Preallocator {
     pub(crate) fn take_ready(&self, start: u64) -> Option<Arc<Segment>> {
         let mut st = self.shared.state.try_lock().ok()?;
         if st.ready.front().is_some_and(|seg| seg.start() == start) {
+            st.handed_out = start + self.shared.size;
             // The caller calls `refill` once out of the put-message lock (a wake-up is a syscall).
             return st.ready.pop_front();
         }
@@ -114,12 +118,14 @@ impl Preallocator {
     }
 
     /// Makes the segment starting at `start` ready: waits while it is being created,
-    /// creates it on this thread if nobody is. Called outside the put-message lock.
+    /// creates it on this thread if nobody is. Called outside the put-message lock. A
+    /// `start` already handed out (another put rolled meanwhile) is left alone: the caller
+    /// retries and finds its segment current.
     pub(crate) fn ensure(&self, start: u64) -> FsResult<()> {
         let s = &*self.shared;
         let mut st = s.lock();
         loop {
-            if st.ready.front().is_some_and(|seg| seg.start() == start) {
+            if start < st.handed_out || st.ready.front().is_some_and(|seg| seg.start() == start) {
                 return Ok(());
             }
             if st.busy.is_none() {
@@ -162,6 +168,7 @@ impl Preallocator {
             if st.ready.front().is_some_and(|seg| seg.start() == start)
                 && let Some(seg) = st.ready.pop_front()
             {
+                st.handed_out = start + self.shared.size;
                 self.shared.cv.notify_all();
                 drop(st);
                 if self.shared.warm.enabled {
@@ -172,10 +179,12 @@ impl Preallocator {
         }
     }
 
-    /// Asks the thread to prepare segments from `start` on (after open).
+    /// Asks the thread to prepare segments from `start` on (after open: the log's
+    /// segments end at `start`).
     pub(crate) fn prepare(&self, start: u64) {
+        let mut st = self.shared.lock();
+        st.handed_out = st.handed_out.max(start);
         if self.background {
-            let mut st = self.shared.lock();
             if st.ready.front().is_none_or(|seg| seg.start() != start) {
                 st.ready.clear();
                 st.next = Some(start);
@@ -248,5 +257,33 @@ fn run(s: &Shared) {
             }
         }
         s.cv.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A put that computed its roll target before another put rolled there asks for a
+    /// segment already handed out: it must not create that file again (the rename would
+    /// replace the file the log is writing; found by `crash_loop`).
+    #[test]
+    fn ensuring_a_segment_already_handed_out_creates_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        for background in [false, true] {
+            let sub = dir.path().join(background.to_string());
+            std::fs::create_dir_all(&sub).unwrap();
+            let p = Preallocator::new(FileOps::default(), sub.clone(), 4096, WarmUp::default(), None, background, 2)
+                .unwrap();
+            p.prepare(0);
+            p.ensure(0).unwrap();
+            let seg = p.take_ready(0).expect("ready after ensure");
+            // SAFETY: a fresh segment nobody else writes or reads; 4 bytes at 0 are in bounds.
+            unsafe { seg.write(0, b"kept") };
+            p.ensure(0).unwrap();
+            let on_disk = std::fs::read(sub.join(super::super::file_name(0))).unwrap();
+            assert_eq!(&on_disk[..4], b"kept", "background {background}");
+            p.shutdown();
+        }
     }
 }
