@@ -183,7 +183,8 @@ impl ConsumeQueue {
             // which was lowered first.
             let s = unsafe { std::slice::from_raw_parts_mut(f.map.as_mut_ptr().add(at), n) };
             if s.iter().any(|&b| b != 0) {
-                removed += s.chunks_exact(ENTRY_LEN as usize).filter(|e| e.iter().any(|&b| b != 0)).count() as u64;
+                removed +=
+                    s.chunks_exact(ENTRY_LEN as usize).filter(|e| e.iter().any(|&b| b != 0)).count() as u64;
                 s.fill(0);
                 self.fs.sync_map(&f.map, &f.path, at, n)?;
             }

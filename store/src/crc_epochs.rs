@@ -99,7 +99,9 @@ mod tests {
         let back = CrcEpochs::read(&fs, &path).unwrap();
         assert_eq!(back, e);
         assert_eq!(e.epochs, vec![(100, false), (200, true)]);
-        assert!(!e.requires_crc(50) && !e.requires_crc(150) && e.requires_crc(200) && e.requires_crc(1 << 40));
+        assert!(
+            !e.requires_crc(50) && !e.requires_crc(150) && e.requires_crc(200) && e.requires_crc(1 << 40)
+        );
         // The log was cut at 150: the entry at 200 goes, and "on" from 150.
         e.record(&fs, &path, 150, true).unwrap();
         assert_eq!(e.epochs, vec![(100, false), (150, true)]);

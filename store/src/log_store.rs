@@ -18,12 +18,12 @@ use crate::codec::{self, DecodeOptions, Decoded, EncodeOptions, RecordCrcCheck, 
 use crate::commitlog::{BLANK_LEN, CommitLog, LogMode, RecordParts, now_ms};
 use crate::config::{FlushMode, PAGE_SIZE, StoreConfig, WriteMode};
 use crate::consume_queue::{ConsumeQueues, Entry};
+use crate::crc_epochs::CrcEpochs;
 use crate::dispatcher::Dispatcher;
 use crate::error::{CloseError, FileError, FlushError, OpenError, PutError, ReadError};
 use crate::flush::{GroupCommit, Stop};
 use crate::io::FileOps;
 use crate::message::Message;
-use crate::crc_epochs::CrcEpochs;
 use crate::recovery::{CUT_DIR, Recovered, RecoveryInput, RecoveryPlan, apply_recovery, plan_recovery};
 use crate::recovery_report::LogRecovery;
 use crate::segment::{BufferPool, Preallocator};
@@ -49,7 +49,9 @@ impl From<DispatchError> for ReadError {
     fn from(e: DispatchError) -> Self {
         match e {
             DispatchError::Io(e) => ReadError::Io(e),
-            DispatchError::Decode { physical_offset, source } => ReadError::Corrupt { physical_offset, source },
+            DispatchError::Decode { physical_offset, source } => {
+                ReadError::Corrupt { physical_offset, source }
+            }
         }
     }
 }

@@ -78,7 +78,8 @@ pub(crate) fn plan_recovery(input: &RecoveryInput<'_>) -> Result<RecoveryPlan, O
     if let Some(last) = last_nonzero_from(&segments, pos) {
         let cause = cause.unwrap_or(DecodeError::Unwritten);
         if pos < durable_end && input.mode == RecoveryMode::Strict {
-            let path = segment_of(&segments, pos).map_or_else(|| dir.to_path_buf(), |s| s.path().to_path_buf());
+            let path =
+                segment_of(&segments, pos).map_or_else(|| dir.to_path_buf(), |s| s.path().to_path_buf());
             return Err(OpenError::Damaged { path, physical_offset: pos, durable_end, source: cause });
         }
         cut = Some((cause, last));
@@ -98,7 +99,8 @@ pub(crate) fn apply_recovery(input: &RecoveryInput<'_>, plan: RecoveryPlan) -> R
     let mut cut = None;
     if let Some((cause, last)) = planned {
         let (bytes, moved_to) = move_aside(fs, &input.cut_dir, &mut segments, pos, last)?;
-        cut = Some(Cut { physical_offset: pos, cause, below_durable_end: pos < durable_end, bytes, moved_to });
+        cut =
+            Some(Cut { physical_offset: pos, cause, below_durable_end: pos < durable_end, bytes, moved_to });
     }
     // Segments wholly past the write position are all zeros now (preallocated): remove.
     while segments.len() > 1 && segments.last().is_some_and(|s| s.start() > pos) {
@@ -132,7 +134,11 @@ pub(crate) fn apply_recovery(input: &RecoveryInput<'_>, plan: RecoveryPlan) -> R
 
 /// Opens every segment file, checking names, contiguity and sizes; also returns the
 /// leftovers of segment creations that never finished.
-fn open_segments(fs: &FileOps, dir: &Path, segment_size: u64) -> Result<(Vec<Arc<Segment>>, Vec<PathBuf>), OpenError> {
+fn open_segments(
+    fs: &FileOps,
+    dir: &Path,
+    segment_size: u64,
+) -> Result<(Vec<Arc<Segment>>, Vec<PathBuf>), OpenError> {
     let mut named = Vec::new();
     let mut leftovers = Vec::new();
     for (name, path, ft) in fs.list_dir(dir)? {
@@ -205,14 +211,21 @@ fn scan(segments: &[Arc<Segment>], crc: &CrcEpochs) -> (u64, Option<DecodeError>
                     pos = seg.end();
                     break;
                 }
-                return (pos, Some(DecodeError::Truncated { needed: BLANK_LEN as usize, available: rest.len() }));
+                return (
+                    pos,
+                    Some(DecodeError::Truncated { needed: BLANK_LEN as usize, available: rest.len() }),
+                );
             }
             let opts = DecodeOptions {
                 expected_physical_offset: Some(pos),
                 verify_body_crc: true,
                 // Per record: required only where the log was written with it, so a
                 // setting changed between runs never rejects the other's records.
-                record_crc: if crc.requires_crc(pos) { RecordCrcCheck::Require } else { RecordCrcCheck::IfPresent },
+                record_crc: if crc.requires_crc(pos) {
+                    RecordCrcCheck::Require
+                } else {
+                    RecordCrcCheck::IfPresent
+                },
             };
             match codec::decode_with(rest, &opts) {
                 Ok(Decoded::Message(m)) => pos += u64::from(m.total_size()),

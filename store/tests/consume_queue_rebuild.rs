@@ -97,7 +97,8 @@ fn cq_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn cq_dirs(dir: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = cq_files(dir).iter().filter_map(|f| f.parent().map(Path::to_path_buf)).collect();
+    let mut out: Vec<PathBuf> =
+        cq_files(dir).iter().filter_map(|f| f.parent().map(Path::to_path_buf)).collect();
     out.sort();
     out.dedup();
     out
@@ -142,7 +143,9 @@ fn inflict(dir: &Path, loss: &Loss) {
 enum End {
     Close,
     /// Dropped without close; `checkpoint`: a checkpoint was written first.
-    Crash { checkpoint: bool },
+    Crash {
+        checkpoint: bool,
+    },
 }
 
 fn end() -> impl Strategy<Value = End> {
@@ -188,7 +191,10 @@ fn run(n: u64, queues: u32, end: End, loss: &Loss) {
         for ((t, q), ids) in model {
             assert_eq!(store.consume_queue_len(t, *q).unwrap(), ids.len() as u64, "{t}/{q} after {loss:?}");
             for (qo, id) in ids.iter().enumerate() {
-                let m = store.get_message(t, *q, qo as u64).unwrap().unwrap_or_else(|| panic!("{t}/{q}/{qo} lost"));
+                let m = store
+                    .get_message(t, *q, qo as u64)
+                    .unwrap()
+                    .unwrap_or_else(|| panic!("{t}/{q}/{qo} lost"));
                 assert_eq!(m.body(), &body_for(*id)[..]);
             }
         }

@@ -244,12 +244,19 @@ fn run(per_topic: bool, pooled: bool, n: u64, left: Left, change: bool, damage: 
     let store = match Store::open(dir, cfg.clone()) {
         Ok(s) => {
             // An open that succeeds serves everything durable.
-            assert!(!damaged_durable, "damage to a durable record at {cut:?} ({victim} at {at}) was not reported");
+            assert!(
+                !damaged_durable,
+                "damage to a durable record at {cut:?} ({victim} at {at}) was not reported"
+            );
             s
         }
         Err(OpenError::Damaged { physical_offset, .. }) if damaged_durable => {
             let expected: Vec<u64> = cut.values().flatten().copied().collect();
-            assert_eq!(vec![physical_offset], expected, "Damaged names the first damaged record ({victim} at {at})");
+            assert_eq!(
+                vec![physical_offset],
+                expected,
+                "Damaged names the first damaged record ({victim} at {at})"
+            );
             assert!(before == common::snapshot(dir), "a failed open changed files");
             let opt_in = StoreConfig { recovery: RecoveryMode::PointInTime, ..cfg.clone() };
             let s = Store::open(dir, opt_in).unwrap_or_else(|e| panic!("PointInTime open failed: {e}"));

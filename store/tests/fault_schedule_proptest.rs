@@ -102,13 +102,17 @@ fn reconfigured(cfg: &StoreConfig, kind: u8) -> StoreConfig {
         0 => c.append_record_crc = !c.append_record_crc,
         1 => {
             c.write_mode = match c.write_mode {
-                WriteMode::Mmap => WriteMode::Pooled { buffers: 2, commit_interval: Duration::from_millis(1) },
+                WriteMode::Mmap => {
+                    WriteMode::Pooled { buffers: 2, commit_interval: Duration::from_millis(1) }
+                }
                 _ => WriteMode::Mmap,
             }
         }
         _ => {
             c.flush = match c.flush {
-                FlushMode::Sync { .. } => FlushMode::Async { interval: Duration::from_millis(2), least_pages: 0 },
+                FlushMode::Sync { .. } => {
+                    FlushMode::Async { interval: Duration::from_millis(2), least_pages: 0 }
+                }
                 _ => FlushMode::Sync { timeout: Duration::from_secs(30) },
             }
         }

@@ -11,7 +11,7 @@ mod reliability;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use abslock_store::{FlushMode, Message, MessageStore, OpenError, PutResult, ReadError, StoreConfig};
+use abslock_store::{FlushMode, Message, MessageStore, OpenError, PutResult, StoreConfig};
 use reliability::{body_for, files_under, scan_commitlog, segment_files, write_at, xor_range};
 
 type Store = MessageStore<parking_lot::RawMutex>;

@@ -65,7 +65,9 @@ fn damage_in_a_closed_log_is_an_error_then_an_opt_in_cut_that_keeps_the_bytes() 
     for (i, p) in puts.iter().enumerate().skip(501) {
         let (start, bytes) =
             moved.iter().rev().find(|(s, _)| *s <= p.physical_offset).expect("a file holding it");
-        let Decoded::Message(m) = codec::decode(&bytes[(p.physical_offset - start) as usize..], Some(p.physical_offset)).unwrap() else {
+        let Decoded::Message(m) =
+            codec::decode(&bytes[(p.physical_offset - start) as usize..], Some(p.physical_offset)).unwrap()
+        else {
             panic!("not a message")
         };
         assert_eq!(m.body(), &body_for(i as u64)[..]);
@@ -90,7 +92,11 @@ fn torn_tail_after_a_crash_is_cut_and_reported() {
     // Tear the last record: its second half never reached the disk.
     let path = dir.path().join("commitlog").join(format!("{:020}", 0));
     let mid = last.physical_offset + u64::from(last.size) / 2;
-    reliability::write_at(&path, mid, &vec![0u8; (last.physical_offset + u64::from(last.size) - mid) as usize]);
+    reliability::write_at(
+        &path,
+        mid,
+        &vec![0u8; (last.physical_offset + u64::from(last.size) - mid) as usize],
+    );
     let store = Store::open(dir.path(), config(RecoveryMode::Strict)).unwrap();
     let log = &store.recovery_report().logs[0];
     assert!(log.crashed);

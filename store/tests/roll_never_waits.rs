@@ -61,7 +61,7 @@ fn puts_needing_rolls_complete_while_the_preallocator_is_held_warming() {
         faults.release(FaultPoint::SegmentWarm);
     });
     for i in 0..n {
-        assert_eq!(store.get_message("t", 0, i).unwrap().unwrap().body(), &message(i).body()[..]);
+        assert_eq!(store.get_message("t", 0, i).unwrap().unwrap().body(), message(i).body());
     }
     store.close().unwrap();
 }

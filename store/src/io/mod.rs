@@ -146,7 +146,12 @@ impl FileOps {
 
     /// As [`write_file_atomic`](Self::write_file_atomic), asking `point` (if any) first.
     /// Recovery writes the bytes it cuts and the `record_crc` file with it.
-    pub(crate) fn write_file_durable(&self, path: &Path, bytes: &[u8], point: Option<FaultPoint>) -> FsResult<()> {
+    pub(crate) fn write_file_durable(
+        &self,
+        path: &Path,
+        bytes: &[u8],
+        point: Option<FaultPoint>,
+    ) -> FsResult<()> {
         let tmp = tmp_path(path);
         let result = (|| {
             if let Some(point) = point {

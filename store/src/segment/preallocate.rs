@@ -273,8 +273,16 @@ mod tests {
         for background in [false, true] {
             let sub = dir.path().join(background.to_string());
             std::fs::create_dir_all(&sub).unwrap();
-            let p = Preallocator::new(FileOps::default(), sub.clone(), 4096, WarmUp::default(), None, background, 2)
-                .unwrap();
+            let p = Preallocator::new(
+                FileOps::default(),
+                sub.clone(),
+                4096,
+                WarmUp::default(),
+                None,
+                background,
+                2,
+            )
+            .unwrap();
             p.prepare(0);
             p.ensure(0).unwrap();
             let seg = p.take_ready(0).expect("ready after ensure");
