@@ -3,12 +3,13 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crossbeam_utils::CachePadded;
 use lock_api::RawMutex;
 
+use crate::append_only::AppendOnly;
 use crate::codec::{self, RecordLayout};
 use crate::error::{FlushError, PutError};
 use crate::io::{FileOps, FsResult};
@@ -74,9 +75,8 @@ pub struct CommitLog<R: RawMutex> {
     dir: PathBuf,
     fs: FileOps,
     segment_size: u64,
-    /// Append-only while the log is open: segments are never removed, so a `&Segment`
-    /// taken under the read lock stays valid for as long as `&self`.
-    segments: RwLock<Vec<Arc<Segment>>>,
+    /// Append-only while the log is open: a `&Segment` stays valid for as long as `&self`.
+    segments: AppendOnly<Segment>,
     /// Padded: readers and the dispatcher read-lock `segments` for every record they read,
     /// and a put lock on the same cache line would miss on every put.
     put: CachePadded<lock_api::Mutex<R, PutState>>,
@@ -139,7 +139,7 @@ impl<R: RawMutex> CommitLog<R> {
             dir,
             fs,
             segment_size,
-            segments: RwLock::new(segments),
+            segments: AppendOnly::new(segments),
             put: CachePadded::new(lock_api::Mutex::from_raw(
                 lock,
                 PutState { write_pos, current, last_timestamp: 0 },
@@ -321,22 +321,16 @@ impl<R: RawMutex> CommitLog<R> {
             unsafe { old.write_blank((st.write_pos - old.start()) as usize) };
         }
         st.write_pos = next.start();
-        self.segments.write().unwrap_or_else(PoisonError::into_inner).push(Arc::clone(&next));
+        self.segments.push(Arc::clone(&next));
         st.current = Some(next);
         self.rolls.fetch_add(1, Ordering::Relaxed);
     }
 
     /// The segment containing `phys`, borrowed for as long as `&self`.
     pub(crate) fn segment_at(&self, phys: u64) -> Option<&Segment> {
-        let segs = self.segments.read().unwrap_or_else(PoisonError::into_inner);
-        let first = segs.first()?.start();
+        let first = self.segments.get(0)?.start();
         let idx = usize::try_from(phys.checked_sub(first)? / self.segment_size).ok()?;
-        let seg = segs.get(idx)?;
-        let ptr: *const Segment = Arc::as_ptr(seg);
-        drop(segs);
-        // SAFETY: the vector only grows while the log lives and each Arc keeps its segment
-        // at a fixed heap address, so the segment outlives `&self`.
-        Some(unsafe { &*ptr })
+        self.segments.get(idx)
     }
 
     /// The readable bytes from `phys` to the end of its segment or `limit`, whichever is first.

@@ -3,13 +3,15 @@
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::time::Duration;
 
-use crate::codec::EncodeOptions;
+use crate::codec::{DEFAULT_STORE_PORT, EncodeOptions};
+use crate::error::ConfigError;
 use crate::io::fault::FaultInjector;
 
 /// 1 GiB: RocketMQ's default `mappedFileSizeCommitLog`.
 pub const DEFAULT_SEGMENT_SIZE: u64 = 1 << 30;
-/// 4 MiB: RocketMQ's default `maxMessageSize`.
-pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 4 << 20;
+/// 4 MiB: RocketMQ's default `maxMessageSize` (the codec's
+/// [`DEFAULT_MAX_BODY_SIZE`](crate::codec::DEFAULT_MAX_BODY_SIZE), one constant).
+pub const DEFAULT_MAX_MESSAGE_SIZE: usize = crate::codec::DEFAULT_MAX_BODY_SIZE;
 /// 500 ms: RocketMQ's default `flushIntervalCommitLog`.
 pub const DEFAULT_FLUSH_INTERVAL: Duration = Duration::from_millis(500);
 /// 4 pages: RocketMQ's default `flushCommitLogLeastPages`.
@@ -204,7 +206,7 @@ impl Default for StoreConfig {
             preallocate: true,
             preallocate_ahead: DEFAULT_PREALLOCATE_AHEAD,
             layout: Layout::Single,
-            store_host: SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 10911)),
+            store_host: SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::LOCALHOST, DEFAULT_STORE_PORT)),
             append_record_crc: true,
             recovery: RecoveryMode::Strict,
             consume_queue_entries: DEFAULT_CONSUME_QUEUE_ENTRIES,
@@ -226,29 +228,26 @@ impl StoreConfig {
     }
 
     /// Checks the configuration; returns what is wrong.
-    pub(crate) fn validate(&self) -> Result<(), String> {
+    pub(crate) fn validate(&self) -> Result<(), ConfigError> {
         if self.segment_size < 64 {
-            return Err(format!("segment_size {} is below 64 bytes", self.segment_size));
+            return Err(ConfigError::SegmentTooSmall(self.segment_size));
         }
         if usize::try_from(self.segment_size).is_err() {
-            return Err(format!(
-                "segment_size {} does not fit this platform's address space",
-                self.segment_size
-            ));
+            return Err(ConfigError::SegmentTooLarge(self.segment_size));
         }
         if self.consume_queue_entries == 0 {
-            return Err("consume_queue_entries must be at least 1".into());
+            return Err(ConfigError::NoConsumeQueueEntries);
         }
         if self.preallocate_ahead == 0 {
-            return Err("preallocate_ahead must be at least 1 (or set preallocate = false)".into());
+            return Err(ConfigError::NoPreallocateAhead);
         }
         if self.topic_queue_stripes == 0 {
-            return Err("topic_queue_stripes must be at least 1".into());
+            return Err(ConfigError::NoTopicQueueStripes);
         }
         if let WriteMode::Pooled { buffers, .. } = self.write_mode
             && buffers == 0
         {
-            return Err("WriteMode::Pooled needs at least one buffer".into());
+            return Err(ConfigError::NoPoolBuffers);
         }
         Ok(())
     }

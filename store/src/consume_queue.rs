@@ -8,6 +8,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use memmap2::MmapRaw;
 
+use crate::append_only::AppendOnly;
 use crate::io::fault::FaultPoint;
 use crate::io::{FileOps, FsResult};
 use crate::segment::{file_name, parse_file_name};
@@ -31,7 +32,7 @@ pub(crate) struct ConsumeQueue {
     fs: FileOps,
     per_file: u64,
     /// File `i` holds entries `[i * per_file, (i + 1) * per_file)`; append-only while open.
-    files: RwLock<Vec<Arc<CqFile>>>,
+    files: AppendOnly<CqFile>,
     len: AtomicU64,
     flushed_len: AtomicU64,
 }
@@ -80,7 +81,7 @@ impl ConsumeQueue {
             return Ok(None);
         }
         let n = files.len() as u64 * per_file;
-        *cq.files.write().unwrap_or_else(PoisonError::into_inner) = files;
+        let cq = ConsumeQueue { files: AppendOnly::new(files), ..cq };
         cq.len.store(n, Ordering::Release);
         Ok(Some(cq))
     }
@@ -90,7 +91,7 @@ impl ConsumeQueue {
             dir,
             fs: fs.clone(),
             per_file,
-            files: RwLock::new(Vec::new()),
+            files: AppendOnly::default(),
             len: AtomicU64::new(0),
             flushed_len: AtomicU64::new(0),
         }
@@ -102,12 +103,7 @@ impl ConsumeQueue {
     }
 
     fn file(&self, idx: u64) -> Option<&CqFile> {
-        let files = self.files.read().unwrap_or_else(PoisonError::into_inner);
-        let f: *const CqFile = Arc::as_ptr(files.get(usize::try_from(idx).ok()?)?);
-        drop(files);
-        // SAFETY: files are only appended while the queue lives (truncation at recovery
-        // happens before any reader exists), and each Arc keeps its file at a fixed address.
-        Some(unsafe { &*f })
+        self.files.get(usize::try_from(idx).ok()?)
     }
 
     fn slot(&self, qo: u64) -> Option<(&CqFile, usize)> {
@@ -144,7 +140,7 @@ impl ConsumeQueue {
         }
         let idx = qo / self.per_file;
         loop {
-            let have = self.files.read().unwrap_or_else(PoisonError::into_inner).len() as u64;
+            let have = self.files.len() as u64;
             if have > idx {
                 break;
             }
@@ -152,7 +148,7 @@ impl ConsumeQueue {
             self.fs.create_dir_all(&self.dir)?;
             let file = self.fs.create_reserved(&path, self.file_bytes(), FaultPoint::ConsumeQueueCreate)?;
             let map = self.fs.map(&file, &path, self.file_bytes() as usize)?;
-            self.files.write().unwrap_or_else(PoisonError::into_inner).push(Arc::new(CqFile { path, map }));
+            self.files.push(Arc::new(CqFile { path, map }));
         }
         if qo + 1 < len {
             self.truncate(qo + 1)?;
@@ -173,7 +169,7 @@ impl ConsumeQueue {
     /// back; returns how many of them were not zero.
     pub(crate) fn truncate(&self, new_len: u64) -> FsResult<u64> {
         let mut removed = 0;
-        let old = self.files.read().unwrap_or_else(PoisonError::into_inner).len() as u64 * self.per_file;
+        let old = self.files.len() as u64 * self.per_file;
         self.len.store(new_len.min(self.len()), Ordering::Release);
         let mut qo = new_len;
         while qo < old {

@@ -32,6 +32,7 @@
 pub mod codec;
 mod message;
 
+mod append_only;
 mod checkpoint;
 mod commitlog;
 mod config;
@@ -42,6 +43,7 @@ mod error;
 mod flush;
 mod io;
 mod log_store;
+mod put_result;
 mod recovery;
 mod recovery_report;
 mod segment;
@@ -56,7 +58,10 @@ pub use config::{
     DEFAULT_SEGMENT_SIZE, DEFAULT_SYNC_FLUSH_TIMEOUT, FlushMode, Layout, PAGE_SIZE, RecoveryMode,
     StoreConfig, WarmUp, WriteMode,
 };
-pub use error::{CloseError, FileError, FlushError, OpenError, PutError, ReadError};
+pub use error::{
+    BackgroundError, CloseError, ConfigError, Corruption, FileError, FlushError, OpenError, PutError,
+    ReadError,
+};
 pub use message::Message;
 pub use recovery_report::{Cut, LogRecovery, RecoveryReport};
 pub use store::{MessageStore, PutResult, StoreStats};

@@ -19,15 +19,17 @@ use crate::commitlog::{BLANK_LEN, CommitLog, LogMode, RecordParts, now_ms};
 use crate::config::{FlushMode, PAGE_SIZE, StoreConfig, WriteMode};
 use crate::consume_queue::{ConsumeQueues, Entry};
 use crate::crc_epochs::CrcEpochs;
-use crate::dispatcher::Dispatcher;
-use crate::error::{CloseError, FileError, FlushError, OpenError, PutError, ReadError};
+use crate::dispatcher::{DispatchTarget, Dispatcher};
+use crate::error::{
+    BackgroundError, CloseError, Corruption, FileError, FlushError, OpenError, PutError, ReadError,
+};
 use crate::flush::{GroupCommit, Stop};
 use crate::io::FileOps;
 use crate::message::Message;
+use crate::put_result::PutResult;
 use crate::recovery::{CUT_DIR, Recovered, RecoveryInput, RecoveryPlan, apply_recovery, plan_recovery};
 use crate::recovery_report::LogRecovery;
 use crate::segment::{BufferPool, Preallocator};
-use crate::store::PutResult;
 use crate::topic_queue::{QueueHash, Stripe, TopicQueueTable};
 
 thread_local! {
@@ -36,6 +38,23 @@ thread_local! {
     static ENCODE_BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     /// Per-thread buffer for a batch's concatenated heads and tails.
     static BATCH_BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// One record of a batch, encoded into the batch buffer (head and tail, body left in the
+/// message).
+struct EncodedRecord {
+    /// Where the record starts, relative to the batch's first record, bytes.
+    offset_in_batch: usize,
+    layout: codec::RecordLayout,
+}
+
+/// A batch in the log.
+struct AppendedBatch {
+    results: Vec<PutResult>,
+    /// Where the batch starts.
+    physical_offset: u64,
+    /// One past its last byte.
+    end: u64,
 }
 
 /// Why dispatching stopped.
@@ -64,7 +83,7 @@ impl DispatchError {
             DispatchError::Io(e) => OpenError::Io(e),
             DispatchError::Decode { physical_offset, source } => OpenError::Corrupt {
                 path: log_dir.to_path_buf(),
-                reason: format!("record at {physical_offset} passed recovery but not dispatch: {source}"),
+                reason: Corruption::ChangedDuringOpen { physical_offset, source },
             },
         }
     }
@@ -75,7 +94,7 @@ impl DispatchError {
 type OnEntry<'a> = &'a mut dyn FnMut(&str, u32, u64, bool);
 
 /// Everything of one log that its threads share.
-pub(crate) struct Shared<R: RawMutex> {
+struct Shared<R: RawMutex> {
     dir: PathBuf,
     config: StoreConfig,
     opts: EncodeOptions,
@@ -90,7 +109,7 @@ pub(crate) struct Shared<R: RawMutex> {
     stop: Stop,
     fs: FileOps,
     async_flush_error: Mutex<Option<FlushError>>,
-    background_error: Mutex<Option<String>>,
+    background_error: Mutex<Option<BackgroundError>>,
     last_checkpoint: Mutex<Instant>,
 }
 
@@ -175,11 +194,13 @@ impl<R: RawMutex> Shared<R> {
         self.cqs.flush()?;
         Checkpoint { commitlog, consume_queue }.write(&self.fs, &self.dir.join("checkpoint"))
     }
+}
 
+impl<R: RawMutex + Send + Sync> DispatchTarget for Shared<R> {
     /// One dispatcher round: dispatch what became readable; checkpoint when due.
-    pub(crate) fn dispatch_round(&self) {
+    fn dispatch_round(&self) {
         if let Err(e) = self.dispatch_to(self.log.readable_end()) {
-            self.note(format!("dispatch stopped: {e:?}"));
+            self.note(BackgroundError::Dispatch(Arc::new(e.into())));
         }
         let due = {
             let mut last = lock(&self.last_checkpoint);
@@ -190,28 +211,35 @@ impl<R: RawMutex> Shared<R> {
             due
         };
         if due && let Err(e) = self.write_checkpoint() {
-            self.note(format!("checkpoint failed: {e}"));
+            self.note(BackgroundError::Checkpoint(Arc::new(e)));
         }
     }
+}
 
-    fn note(&self, what: String) {
+impl<R: RawMutex> Shared<R> {
+    fn note(&self, what: BackgroundError) {
         *lock(&self.background_error) = Some(what);
     }
 }
 
 /// A log whose recovery is planned but not carried out ([`LogStore::plan`]).
 pub(crate) struct PendingLog {
+    log: LogFiles,
+    dir_lock: File,
+    plan: RecoveryPlan,
+}
+
+/// What recovery reads of a log's directory before it scans.
+struct LogFiles {
     dir: PathBuf,
     clog_dir: PathBuf,
     fs: FileOps,
-    dir_lock: File,
     checkpoint: Option<u64>,
     crashed: bool,
     crc: CrcEpochs,
-    plan: Option<RecoveryPlan>,
 }
 
-impl PendingLog {
+impl LogFiles {
     fn input<'a>(&'a self, config: &StoreConfig) -> RecoveryInput<'a> {
         RecoveryInput {
             fs: &self.fs,
@@ -230,7 +258,7 @@ impl PendingLog {
 pub(crate) struct LogStore<R: RawMutex + Send + Sync + 'static> {
     shared: Arc<Shared<R>>,
     threads: Vec<JoinHandle<()>>,
-    dispatcher: Arc<Dispatcher<R>>,
+    dispatcher: Arc<Dispatcher>,
     report: LogRecovery,
     _dir_lock: File,
 }
@@ -242,7 +270,7 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
         dir: &Path,
         config: &StoreConfig,
         lock_: R,
-        dispatcher: Option<Arc<Dispatcher<R>>>,
+        dispatcher: Option<Arc<Dispatcher>>,
     ) -> Result<Self, OpenError> {
         Self::finish(Self::plan(dir, config)?, config, lock_, dispatcher)
     }
@@ -253,7 +281,7 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
     ///
     /// [`RecoveryMode::Strict`]: crate::RecoveryMode::Strict
     pub(crate) fn plan(dir: &Path, config: &StoreConfig) -> Result<PendingLog, OpenError> {
-        config.validate().map_err(OpenError::InvalidConfig)?;
+        config.validate()?;
         let fs = FileOps::new(config.fault_injector.clone());
         fs.create_dir_all(dir)?;
         let dir_lock =
@@ -262,38 +290,34 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
         let crashed = dir.join("abort").exists() || checkpoint.is_none();
         fs.create_dir_all(&dir.join("commitlog"))?;
         let crc = CrcEpochs::read(&fs, &dir.join("record_crc"))?;
-        let mut pending = PendingLog {
+        let log = LogFiles {
             dir: dir.to_path_buf(),
             clog_dir: dir.join("commitlog"),
             fs,
-            dir_lock,
             checkpoint: checkpoint.map(|c| c.commitlog),
             crashed,
             crc,
-            plan: None,
         };
-        pending.plan = Some(plan_recovery(&pending.input(config))?);
-        Ok(pending)
+        let plan = plan_recovery(&log.input(config))?;
+        Ok(PendingLog { log, dir_lock, plan })
     }
 
     /// Second step: carries out recovery, records the record-CRC setting, rebuilds the
     /// consume queues from the log, then starts the services. Nothing is accepted before
     /// the queues match the log.
     pub(crate) fn finish(
-        mut pending: PendingLog,
+        pending: PendingLog,
         config: &StoreConfig,
         lock_: R,
-        dispatcher: Option<Arc<Dispatcher<R>>>,
+        dispatcher: Option<Arc<Dispatcher>>,
     ) -> Result<Self, OpenError> {
-        let Some(plan) = pending.plan.take() else {
-            return Err(OpenError::InvalidConfig("internal: log opened without a recovery plan".into()));
-        };
-        let rec = apply_recovery(&pending.input(config), plan)?;
-        let (dir, fs) = (pending.dir.as_path(), &pending.fs);
-        pending.crc.record(fs, &dir.join("record_crc"), rec.write_pos, config.append_record_crc)?;
+        let PendingLog { mut log, dir_lock, plan } = pending;
+        let rec = apply_recovery(&log.input(config), plan)?;
+        let (dir, fs) = (log.dir.as_path(), &log.fs);
+        log.crc.record(fs, &dir.join("record_crc"), rec.write_pos, config.append_record_crc)?;
         let mut report = LogRecovery {
             dir: dir.to_path_buf(),
-            crashed: pending.crashed,
+            crashed: log.crashed,
             durable_end: rec.durable_end,
             write_position: rec.write_pos,
             cut: rec.cut.clone(),
@@ -312,8 +336,8 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
         };
         let threads =
             spawn_services(&shared).map_err(|e| FileError::new("start flush thread for", dir, e))?;
-        dispatcher.register(Arc::clone(&shared));
-        Ok(LogStore { shared, threads, dispatcher, report, _dir_lock: pending.dir_lock })
+        dispatcher.register(Arc::clone(&shared) as Arc<dyn DispatchTarget>);
+        Ok(LogStore { shared, threads, dispatcher, report, _dir_lock: dir_lock })
     }
 
     /// Builds the log and the state its threads share over the recovered segments.
@@ -436,16 +460,15 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
         }
         let s = &*self.shared;
         s.log.prefetch_next(msgs.iter().map(|m| m.body().len() + 256).sum());
-        let (results, first, end) = BATCH_BUF.with_borrow_mut(|blob| {
+        let batch = BATCH_BUF.with_borrow_mut(|blob| {
             ENCODE_BUF.with_borrow_mut(|buf| {
                 blob.clear();
-                // (where its head and tail start in `blob`, where the record starts in the batch, layout)
-                let mut recs: Vec<(usize, usize, codec::RecordLayout)> = Vec::with_capacity(msgs.len());
+                let mut encoded: Vec<EncodedRecord> = Vec::with_capacity(msgs.len());
                 let mut size = 0;
                 for m in msgs {
                     let layout = codec::encode_parts_into(m, &s.opts, buf)?;
                     self.check_fits(layout.total_size)?;
-                    recs.push((blob.len(), size, layout));
+                    encoded.push(EncodedRecord { offset_in_batch: size, layout });
                     blob.extend_from_slice(buf);
                     size += layout.total_size;
                 }
@@ -463,45 +486,49 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
                 let mut guards: Vec<MutexGuard<'_, Stripe>> =
                     order.iter().map(|&i| s.table.lock(i)).collect();
                 let guard_of = |i: usize| order.binary_search(&stripe_ids[i]).unwrap_or(0);
-                let mut next: Vec<(usize, u64)> = Vec::with_capacity(msgs.len());
+                // The queue offset of each message, in batch order.
+                let mut queue_offsets: Vec<u64> = Vec::with_capacity(msgs.len());
                 let mut records = Vec::with_capacity(msgs.len());
                 let mut rest = blob.as_mut_slice();
-                for (i, m) in msgs.iter().enumerate() {
+                for (i, (m, rec)) in msgs.iter().zip(&encoded).enumerate() {
                     let (topic, qid) = (m.topic(), m.get_queue_id());
                     let earlier =
                         msgs[..i].iter().rposition(|p| p.topic() == topic && p.get_queue_id() == qid);
                     let qo = match earlier {
-                        Some(j) => next[j].1 + 1,
+                        Some(j) => queue_offsets[j] + 1,
                         None => guards[guard_of(i)].next(hashes[i], topic, qid),
                     };
-                    next.push((i, qo));
-                    let layout = recs[i].2;
-                    let (parts, later) = std::mem::take(&mut rest).split_at_mut(layout.parts_len());
+                    queue_offsets.push(qo);
+                    let (parts, later) = std::mem::take(&mut rest).split_at_mut(rec.layout.parts_len());
                     rest = later;
-                    codec::set_queue_offset(parts, &layout, qo);
-                    codec::seal_record_crc_parts(parts, &layout);
-                    records.push(RecordParts { parts, layout, body: m.body() });
+                    codec::set_queue_offset(parts, &rec.layout, qo);
+                    codec::seal_record_crc_parts(parts, &rec.layout);
+                    records.push(RecordParts { parts, layout: rec.layout, body: m.body() });
                 }
                 let appended = s.log.append(&mut records, now_ms())?;
                 for (i, m) in msgs.iter().enumerate() {
-                    guards[guard_of(i)].set(hashes[i], m.topic(), m.get_queue_id(), next[i].1 + 1);
+                    guards[guard_of(i)].set(hashes[i], m.topic(), m.get_queue_id(), queue_offsets[i] + 1);
                 }
                 drop(guards);
-                let results: Vec<PutResult> = recs
+                let results: Vec<PutResult> = encoded
                     .iter()
-                    .zip(&next)
-                    .map(|(&(_, at, layout), &(_, qo))| PutResult {
-                        physical_offset: appended.physical_offset + at as u64,
-                        queue_offset: qo,
-                        size: layout.total_size as u32,
+                    .zip(&queue_offsets)
+                    .map(|(rec, &queue_offset)| PutResult {
+                        physical_offset: appended.physical_offset + rec.offset_in_batch as u64,
+                        queue_offset,
+                        size: rec.layout.total_size as u32,
                         store_timestamp: appended.store_timestamp,
                     })
                     .collect();
-                Ok((results, appended.physical_offset, appended.physical_offset + size as u64))
+                Ok(AppendedBatch {
+                    results,
+                    physical_offset: appended.physical_offset,
+                    end: appended.physical_offset + size as u64,
+                })
             })
         })?;
-        self.after_put(first, end)?;
-        Ok(results)
+        self.after_put(batch.physical_offset, batch.end)?;
+        Ok(batch.results)
     }
 
     fn catch_up(&self) -> Result<(), ReadError> {
@@ -602,9 +629,9 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
     }
 
     /// The last error of a background thread (async flush, dispatch, checkpoint), if any.
-    pub(crate) fn background_error(&self) -> Option<String> {
+    pub(crate) fn background_error(&self) -> Option<BackgroundError> {
         if let Some(e) = lock(&self.shared.async_flush_error).as_ref() {
-            return Some(e.to_string());
+            return Some(BackgroundError::Flush(e.clone()));
         }
         lock(&self.shared.background_error).clone()
     }

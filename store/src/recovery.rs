@@ -14,7 +14,7 @@ use crate::codec::{self, DecodeError, DecodeOptions, Decoded, RecordCrcCheck};
 use crate::commitlog::BLANK_LEN;
 use crate::config::RecoveryMode;
 use crate::crc_epochs::CrcEpochs;
-use crate::error::OpenError;
+use crate::error::{Corruption, OpenError};
 use crate::io::FileOps;
 use crate::recovery_report::Cut;
 use crate::segment::{Segment, file_name, parse_file_name};
@@ -156,26 +156,21 @@ fn open_segments(
     let mut segments: Vec<Arc<Segment>> = Vec::with_capacity(named.len());
     for (start, path) in named {
         if start % segment_size != 0 {
-            return Err(OpenError::Corrupt {
-                path,
-                reason: format!("start offset {start} is not a multiple of segment_size {segment_size}"),
-            });
+            return Err(OpenError::Corrupt { path, reason: Corruption::OffGrid { start, segment_size } });
         }
         if let Some(prev) = segments.last()
             && prev.end() != start
         {
             return Err(OpenError::Corrupt {
                 path,
-                reason: format!("segment {:020} is missing before it", prev.end()),
+                reason: Corruption::MissingSegment { missing: prev.end() },
             });
         }
         let file_len = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
         if file_len != segment_size {
             return Err(OpenError::Corrupt {
                 path,
-                reason: format!(
-                    "segment is {file_len} bytes, expected segment_size {segment_size} (was the store made with another segment_size?)"
-                ),
+                reason: Corruption::WrongLength { len: file_len, segment_size },
             });
         }
         segments.push(Arc::new(Segment::open(fs, path, start, segment_size)?));

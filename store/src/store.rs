@@ -8,14 +8,18 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use lock_api::RawMutex;
 
+use crate::append_only::AppendOnly;
 use crate::codec::{self, StoredMessage};
 use crate::config::{Layout, StoreConfig};
 use crate::dispatcher::Dispatcher;
-use crate::error::{CloseError, FileError, FlushError, OpenError, PutError, ReadError};
+use crate::error::{
+    BackgroundError, CloseError, ConfigError, FileError, FlushError, OpenError, PutError, ReadError,
+};
 use crate::io::FileOps;
 use crate::log_store::LogStore;
 use crate::message::Message;
-use crate::recovery_report::{LogRecovery, RecoveryReport};
+pub use crate::put_result::PutResult;
+use crate::recovery_report::RecoveryReport;
 
 /// Counters of a store (summed over topics under [`Layout::PerTopic`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -36,30 +40,19 @@ pub struct StoreStats {
     pub logs: u64,
 }
 
-/// Where a put landed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PutResult {
-    /// Byte offset of the record in its commitlog (per topic under [`Layout::PerTopic`]).
-    pub physical_offset: u64,
-    /// Index of the message in its (topic, queue id) consume queue.
-    pub queue_offset: u64,
-    /// Record size in bytes.
-    pub size: u32,
-    /// Store timestamp written into the record, ms since the Unix epoch.
-    pub store_timestamp: i64,
-}
-
 type MakeLock<R> = Box<dyn Fn() -> R + Send + Sync>;
 
 enum Logs<R: RawMutex + Send + Sync + 'static> {
     Single(LogStore<R>),
     PerTopic {
         root: PathBuf,
-        /// Append-only while the store is open: a `&LogStore` stays valid for `&self`.
-        logs: RwLock<HashMap<String, Arc<LogStore<R>>>>,
+        /// Topic -> index in `all`; both only grow while the store is open.
+        index: RwLock<HashMap<String, usize>>,
+        /// Every topic's log: a `&LogStore` stays valid for `&self`.
+        all: AppendOnly<LogStore<R>>,
         make_lock: MakeLock<R>,
         /// One dispatcher thread for all topics.
-        dispatcher: Arc<Dispatcher<R>>,
+        dispatcher: Arc<Dispatcher>,
         _root_lock: File,
     },
 }
@@ -116,25 +109,19 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
         make_lock: impl Fn() -> R + Send + Sync + 'static,
     ) -> Result<Self, OpenError> {
         let dir = dir.as_ref().to_path_buf();
-        config.validate().map_err(OpenError::InvalidConfig)?;
+        config.validate()?;
         let fs = FileOps::new(config.fault_injector.clone());
         fs.create_dir_all(&dir)?;
         let logs = match config.layout {
             Layout::Single => {
                 if dir.join("topics").is_dir() {
-                    return Err(OpenError::InvalidConfig(format!(
-                        "{} holds a Layout::PerTopic store; open it with that layout",
-                        dir.display()
-                    )));
+                    return Err(ConfigError::LayoutMismatch { dir, found: Layout::PerTopic }.into());
                 }
                 Logs::Single(LogStore::open(&dir, &config, make_lock(), None)?)
             }
             Layout::PerTopic => {
                 if dir.join("commitlog").is_dir() {
-                    return Err(OpenError::InvalidConfig(format!(
-                        "{} holds a Layout::Single store; open it with that layout",
-                        dir.display()
-                    )));
+                    return Err(ConfigError::LayoutMismatch { dir, found: Layout::Single }.into());
                 }
                 let root_lock =
                     fs.lock_file(&dir.join("lock"))?.ok_or_else(|| OpenError::InUse { path: dir.clone() })?;
@@ -154,14 +141,16 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
                         pending.push((name, LogStore::<R>::plan(&path, &config)?));
                     }
                 }
-                let mut logs = HashMap::new();
+                pending.sort_by(|a, b| a.0.cmp(&b.0));
+                let (mut index, all) = (HashMap::new(), AppendOnly::default());
                 for (name, p) in pending {
                     let log = LogStore::finish(p, &config, make_lock(), Some(Arc::clone(&dispatcher)))?;
-                    logs.insert(name, Arc::new(log));
+                    index.insert(name, all.push(Arc::new(log)));
                 }
                 Logs::PerTopic {
                     root,
-                    logs: RwLock::new(logs),
+                    index: RwLock::new(index),
+                    all,
                     make_lock: Box::new(make_lock),
                     dispatcher,
                     _root_lock: root_lock,
@@ -171,11 +160,8 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
         let mut recovery = RecoveryReport::default();
         match &logs {
             Logs::Single(l) => recovery.logs.push(l.recovery_report().clone()),
-            Logs::PerTopic { logs, .. } => {
-                let map = logs.read().unwrap_or_else(PoisonError::into_inner);
-                let mut all: Vec<LogRecovery> = map.values().map(|l| l.recovery_report().clone()).collect();
-                all.sort_by(|a, b| a.dir.cmp(&b.dir));
-                recovery.logs = all;
+            Logs::PerTopic { all, .. } => {
+                recovery.logs = all.to_vec().iter().map(|l| l.recovery_report().clone()).collect();
             }
         }
         Ok(Self { dir, config, logs, recovery })
@@ -206,13 +192,9 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
     fn log_of(&self, topic: &str) -> Option<&LogStore<R>> {
         match &self.logs {
             Logs::Single(l) => Some(l),
-            Logs::PerTopic { logs, .. } => {
-                let map = logs.read().unwrap_or_else(PoisonError::into_inner);
-                let p: *const LogStore<R> = Arc::as_ptr(map.get(topic)?);
-                drop(map);
-                // SAFETY: per-topic logs are never removed while the store is open and each
-                // Arc keeps its log at a fixed address, so it outlives `&self`.
-                Some(unsafe { &*p })
+            Logs::PerTopic { index, all, .. } => {
+                let i = *index.read().unwrap_or_else(PoisonError::into_inner).get(topic)?;
+                all.get(i)
             }
         }
     }
@@ -221,12 +203,12 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
         if let Some(l) = self.log_of(msg.topic()) {
             return Ok(l);
         }
-        let Logs::PerTopic { root, logs, make_lock, dispatcher, .. } = &self.logs else {
+        let Logs::PerTopic { root, index, all, make_lock, dispatcher, .. } = &self.logs else {
             return Err(PutError::Closed);
         };
         // Validate before creating a directory named after the topic.
         LogStore::<R>::validate(&self.config, msg)?;
-        let mut map = logs.write().unwrap_or_else(PoisonError::into_inner);
+        let mut map = index.write().unwrap_or_else(PoisonError::into_inner);
         if !map.contains_key(msg.topic()) {
             let dir = root.join(msg.topic());
             // A topic whose log cannot be made (disk full) leaves nothing behind: a half-made
@@ -239,15 +221,13 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
                     }
                     match e {
                         OpenError::Io(f) => PutError::SegmentCreate(f),
-                        other => PutError::SegmentCreate(FileError::new(
-                            "open topic log",
-                            &dir,
-                            std::io::Error::other(other.to_string()),
-                        )),
+                        other => {
+                            PutError::TopicLog { topic: msg.topic().to_owned(), source: Box::new(other) }
+                        }
                     }
                 },
             )?;
-            map.insert(msg.topic().to_owned(), Arc::new(log));
+            map.insert(msg.topic().to_owned(), all.push(Arc::new(log)));
         }
         drop(map);
         self.log_of(msg.topic()).ok_or(PutError::Closed)
@@ -361,10 +341,8 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
     fn each_log(&self, mut f: impl FnMut(&LogStore<R>)) {
         match &self.logs {
             Logs::Single(l) => f(l),
-            Logs::PerTopic { logs, .. } => {
-                let all: Vec<Arc<LogStore<R>>> =
-                    logs.read().unwrap_or_else(PoisonError::into_inner).values().cloned().collect();
-                for l in all {
+            Logs::PerTopic { all, .. } => {
+                for l in all.to_vec() {
                     f(&l);
                 }
             }
@@ -408,9 +386,9 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
     pub fn close(self) -> Result<(), CloseError> {
         match self.logs {
             Logs::Single(l) => l.close(),
-            Logs::PerTopic { logs, .. } => {
+            Logs::PerTopic { all, .. } => {
                 let mut first_err = None;
-                for (_, l) in logs.into_inner().unwrap_or_else(PoisonError::into_inner) {
+                for l in all.into_vec() {
                     let l = Arc::into_inner(l);
                     if let Some(l) = l
                         && let Err(e) = l.close()
@@ -496,7 +474,7 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
     }
 
     /// The last error of a background thread (async flush, dispatch, checkpoint), if any.
-    pub fn background_error(&self) -> Option<String> {
+    pub fn background_error(&self) -> Option<BackgroundError> {
         let mut out = None;
         self.each_log(|l| {
             if out.is_none() {
