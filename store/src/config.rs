@@ -94,10 +94,15 @@ pub enum Layout {
     PerTopic,
 }
 
-/// Warm-up of fresh segments, done by the preallocation thread, off the put path.
+/// Warm-up of fresh segments, done by the preallocation thread (and at open for the first
+/// segment), off the put path and off the put-message lock: a segment is handed to a roll
+/// as soon as it is mapped, and warming goes on meanwhile. Not done for segments a put had
+/// to create itself (none was ready) or with `preallocate` off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct WarmUp {
-    /// Touch every page and `madvise(WILLNEED)` (RocketMQ `warmMapedFileEnable`).
+    /// Prefault every page writable, `madvise(MADV_POPULATE_WRITE)` (`MADV_WILLNEED` on
+    /// kernels before 5.14). RocketMQ `warmMapedFileEnable` writes a zero into every page
+    /// instead, which could not run beside the put path.
     pub enabled: bool,
     /// Also `mlock` the mapping (RocketMQ locks warmed files too); needs `RLIMIT_MEMLOCK`.
     /// A failed `mlock` is ignored: it only costs page faults.
@@ -160,7 +165,9 @@ pub struct StoreConfig {
     /// Warm-up of fresh segments (RocketMQ `warmMapedFileEnable`). Default off.
     pub warm_up: WarmUp,
     /// Create the next segment on a background thread before it is needed (RocketMQ
-    /// `AllocateMappedFileService`). Default on.
+    /// `AllocateMappedFileService`). Default on. Either way a put that finds no ready
+    /// segment creates it outside the put-message lock and retries: a put holding the lock
+    /// never waits for another thread (RocketMQ's roll waits inside it).
     pub preallocate: bool,
     /// Segments the preallocation thread keeps ready ahead of the current one (ours, after
     /// RocketMQ's `AllocateMappedFileService`, which prepares the next and the next-next

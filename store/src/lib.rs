@@ -26,8 +26,13 @@
 //! ```
 //!
 //! Files under the store directory: `commitlog/{20-digit start offset}`,
-//! `consumequeue/{topic}/{queue id}/{20-digit start byte}`, `checkpoint`, `abort` (present
-//! while open), `lock`. The record layout is specified in `docs/format.md`.
+//! `consumequeue/{topic}/{queue id}/{20-digit start byte}`, `checkpoint`, `record_crc`,
+//! `abort` (present while open), `lock`, and `cut/` (bytes recovery cut from the log,
+//! saved rather than zeroed). The record layout is specified in `docs/format.md`.
+//!
+//! Every open verifies the whole log, rebuilds the consume queues from it, and fails on
+//! damage to durable data unless [`RecoveryMode::PointInTime`] is chosen;
+//! [`MessageStore::recovery_report`] says what it did.
 
 pub mod codec;
 mod message;
