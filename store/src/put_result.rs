@@ -5,7 +5,7 @@
 /// Where a put landed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PutResult {
-    /// Byte offset of the record in its commitlog (per topic under [`Layout::PerTopic`]).
+    /// Byte offset of the record in its commitlog (per topic under [`Layout::PerTopic`](crate::Layout::PerTopic)).
     pub physical_offset: u64,
     /// Index of the message in its (topic, queue id) consume queue.
     pub queue_offset: u64,
