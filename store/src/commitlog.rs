@@ -3,12 +3,13 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crossbeam_utils::CachePadded;
 use lock_api::RawMutex;
 
+use crate::append_only::AppendOnly;
 use crate::codec::{self, RecordLayout};
 use crate::error::{FlushError, PutError};
 use crate::io::{FileOps, FsResult};
@@ -20,10 +21,7 @@ pub use standalone::{EncodedRecord, WarmSegments};
 /// Size of the end-of-segment blank record: total size (4) + blank magic (4). A record
 /// goes into a segment only if `len + BLANK_LEN <= space left` (RocketMQ
 /// `END_FILE_MIN_BLANK_LENGTH`), so a blank always fits.
-pub(crate) const BLANK_LEN: u64 = 8;
-
-/// RocketMQ's blank (end-of-file) magic code, `BLANK_MAGIC_CODE`.
-const BLANK_MAGIC: u32 = 0xCBD4_3194;
+pub(crate) const BLANK_LEN: u64 = codec::BLANK_MIN as u64;
 
 /// State owned by the put-message lock.
 pub(crate) struct PutState {
@@ -80,9 +78,8 @@ pub struct CommitLog<R: RawMutex> {
     dir: PathBuf,
     fs: FileOps,
     segment_size: u64,
-    /// Append-only while the log is open: segments are never removed, so a `&Segment`
-    /// taken under the read lock stays valid for as long as `&self`.
-    segments: RwLock<Vec<Arc<Segment>>>,
+    /// Append-only while the log is open: a `&Segment` stays valid for as long as `&self`.
+    segments: AppendOnly<Segment>,
     /// Padded: readers and the dispatcher read-lock `segments` for every record they read,
     /// and a put lock on the same cache line would miss on every put.
     put: CachePadded<lock_api::Mutex<R, PutState>>,
@@ -101,6 +98,8 @@ pub struct CommitLog<R: RawMutex> {
     flushes: AtomicU64,
     /// Segment rolls.
     rolls: AtomicU64,
+    /// Times a put found no ready segment and left the put lock to wait for one.
+    roll_waits: AtomicU64,
 }
 
 impl<R: RawMutex> std::fmt::Debug for CommitLog<R> {
@@ -143,7 +142,7 @@ impl<R: RawMutex> CommitLog<R> {
             dir,
             fs,
             segment_size,
-            segments: RwLock::new(segments),
+            segments: AppendOnly::new(segments),
             put: CachePadded::new(lock_api::Mutex::from_raw(
                 lock,
                 PutState { write_pos, current, last_timestamp: 0 },
@@ -158,6 +157,7 @@ impl<R: RawMutex> CommitLog<R> {
             next_write_addr: CachePadded::new(AtomicUsize::new(next_addr)),
             flushes: AtomicU64::new(0),
             rolls: AtomicU64::new(0),
+            roll_waits: AtomicU64::new(0),
         }
     }
 
@@ -214,16 +214,45 @@ impl<R: RawMutex> CommitLog<R> {
         clock_ms: i64,
     ) -> Result<Appended, PutError> {
         let len: u64 = records.iter().map(|r| r.len() as u64).sum();
-        let mut st = self.put.lock();
+        loop {
+            let mut st = self.put.lock();
+            let fits = st.current.as_ref().is_some_and(|seg| seg.end() - st.write_pos >= len + BLANK_LEN);
+            if !fits {
+                let next_start = st.current.as_ref().map_or(st.write_pos, |s| s.end());
+                match self.prealloc.take_ready(next_start) {
+                    Some(next) => self.roll(&mut st, next),
+                    None => {
+                        // Never wait for another thread while holding the lock: leave it,
+                        // get the segment ready, retry (another put may roll meanwhile).
+                        drop(st);
+                        self.roll_waits.fetch_add(1, Ordering::Relaxed);
+                        self.prealloc.ensure(next_start).map_err(PutError::SegmentCreate)?;
+                        continue;
+                    }
+                }
+                let appended = self.copy_in(&mut st, records, len, clock_ms);
+                drop(st);
+                self.prealloc.refill();
+                return appended;
+            }
+            return self.copy_in(&mut st, records, len, clock_ms);
+        }
+    }
+
+    /// The copy half of the critical section: `records` fit in the current segment.
+    #[inline]
+    fn copy_in(
+        &self,
+        st: &mut PutState,
+        records: &mut [RecordParts<'_>],
+        len: u64,
+        clock_ms: i64,
+    ) -> Result<Appended, PutError> {
         let now = clock_ms.max(st.last_timestamp);
         st.last_timestamp = now;
-        let fits = st.current.as_ref().is_some_and(|seg| seg.end() - st.write_pos >= len + BLANK_LEN);
-        if !fits {
-            self.roll(&mut st)?;
-        }
         let pos = st.write_pos;
         let Some(seg) = st.current.as_ref() else {
-            // `roll` leaves a current segment or returns an error.
+            // `append` only copies once the segment fits.
             return Err(PutError::Closed);
         };
         let mut rel = (pos - seg.start()) as usize;
@@ -283,40 +312,28 @@ impl<R: RawMutex> CommitLog<R> {
         let _ = len;
     }
 
-    /// Ends the current segment with a blank record and makes the next one current. The
-    /// next segment is obtained first, so a failure changes nothing.
+    /// Ends the current segment with a blank record and makes `next` (ready, taken from
+    /// the preallocator) current. No syscall and no wait: the segment list's write lock is
+    /// held by readers only for an index lookup.
     #[cold]
     #[inline(never)]
-    fn roll(&self, st: &mut PutState) -> Result<(), PutError> {
-        let next_start = st.current.as_ref().map_or(st.write_pos, |s| s.end());
-        let next = Arc::new(self.prealloc.obtain(next_start).map_err(PutError::SegmentCreate)?);
+    fn roll(&self, st: &mut PutState, next: Arc<Segment>) {
         if let Some(old) = st.current.as_ref() {
-            let space = old.end() - st.write_pos;
-            let mut blank = [0u8; BLANK_LEN as usize];
-            blank[..4].copy_from_slice(&(space as u32).to_be_bytes());
-            blank[4..].copy_from_slice(&BLANK_MAGIC.to_be_bytes());
-            // SAFETY: we hold the put lock; `space >= 8` is the segment invariant; the range
-            // is above the published write position.
-            unsafe { old.write((st.write_pos - old.start()) as usize, &blank) };
+            // SAFETY: we hold the put lock; `space >= 8` is the segment invariant (every
+            // record leaves room for a blank); the range is above the published write position.
+            unsafe { old.write_blank((st.write_pos - old.start()) as usize) };
         }
-        self.segments.write().unwrap_or_else(PoisonError::into_inner).push(Arc::clone(&next));
-        st.write_pos = next_start;
+        st.write_pos = next.start();
+        self.segments.push(Arc::clone(&next));
         st.current = Some(next);
         self.rolls.fetch_add(1, Ordering::Relaxed);
-        Ok(())
     }
 
     /// The segment containing `phys`, borrowed for as long as `&self`.
     pub(crate) fn segment_at(&self, phys: u64) -> Option<&Segment> {
-        let segs = self.segments.read().unwrap_or_else(PoisonError::into_inner);
-        let first = segs.first()?.start();
+        let first = self.segments.get(0)?.start();
         let idx = usize::try_from(phys.checked_sub(first)? / self.segment_size).ok()?;
-        let seg = segs.get(idx)?;
-        let ptr: *const Segment = Arc::as_ptr(seg);
-        drop(segs);
-        // SAFETY: the vector only grows while the log lives and each Arc keeps its segment
-        // at a fixed heap address, so the segment outlives `&self`.
-        Some(unsafe { &*ptr })
+        self.segments.get(idx)
     }
 
     /// The readable bytes from `phys` to the end of its segment or `limit`, whichever is first.
@@ -392,6 +409,13 @@ impl<R: RawMutex> CommitLog<R> {
     /// Segment rolls so far.
     pub fn rolls(&self) -> u64 {
         self.rolls.load(Ordering::Relaxed)
+    }
+
+    /// Times a put that needed a roll found no ready segment and left the put-message lock
+    /// to wait for the preallocator (or create the segment itself) before retrying. A put
+    /// holding the lock never waits for another thread.
+    pub fn roll_waits(&self) -> u64 {
+        self.roll_waits.load(Ordering::Relaxed)
     }
 
     /// Bytes written but not yet flushed.

@@ -3,12 +3,15 @@
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::time::Duration;
 
+use crate::codec::{DEFAULT_STORE_PORT, EncodeOptions};
+use crate::error::ConfigError;
 use crate::io::fault::FaultInjector;
 
 /// 1 GiB: RocketMQ's default `mappedFileSizeCommitLog`.
 pub const DEFAULT_SEGMENT_SIZE: u64 = 1 << 30;
-/// 4 MiB: RocketMQ's default `maxMessageSize`.
-pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 4 << 20;
+/// 4 MiB: RocketMQ's default `maxMessageSize` (the codec's
+/// [`DEFAULT_MAX_BODY_SIZE`](crate::codec::DEFAULT_MAX_BODY_SIZE), one constant).
+pub const DEFAULT_MAX_MESSAGE_SIZE: usize = crate::codec::DEFAULT_MAX_BODY_SIZE;
 /// 500 ms: RocketMQ's default `flushIntervalCommitLog`.
 pub const DEFAULT_FLUSH_INTERVAL: Duration = Duration::from_millis(500);
 /// 4 pages: RocketMQ's default `flushCommitLogLeastPages`.
@@ -91,14 +94,50 @@ pub enum Layout {
     PerTopic,
 }
 
-/// Warm-up of fresh segments, done by the preallocation thread, off the put path.
+/// Warm-up of fresh segments, done by the preallocation thread (and at open for the first
+/// segment), off the put path and off the put-message lock: a segment is handed to a roll
+/// as soon as it is mapped, and warming goes on meanwhile. Not done for segments a put had
+/// to create itself (none was ready) or with `preallocate` off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct WarmUp {
-    /// Touch every page and `madvise(WILLNEED)` (RocketMQ `warmMapedFileEnable`).
+    /// Prefault every page writable, `madvise(MADV_POPULATE_WRITE)` (`MADV_WILLNEED` on
+    /// kernels before 5.14). RocketMQ `warmMapedFileEnable` writes a zero into every page
+    /// instead, which could not run beside the put path.
     pub enabled: bool,
     /// Also `mlock` the mapping (RocketMQ locks warmed files too); needs `RLIMIT_MEMLOCK`.
     /// A failed `mlock` is ignored: it only costs page faults.
     pub mlock: bool,
+}
+
+/// What recovery does with a commitlog record that fails its checks (ours, after RocksDB's
+/// `WALRecoveryMode` and fjall's `RecoveryMode`).
+///
+/// Recovery verifies every record of the log at open (structure, body CRC, the
+/// `__CRC32#` record CRC where the log was written with it, physical offset). The first
+/// record that fails is the *cut point*; everything from there on is unreadable by the
+/// scan. The *durable end* is what the last checkpoint recorded as flushed (after a clean
+/// close: the whole log).
+///
+/// Whatever the mode, bytes past a cut are never zeroed as a side effect: they are first
+/// copied (or, for whole segments, moved) to `cut/{20-digit physical offset}` in the log's
+/// directory, and [`RecoveryReport`](crate::RecoveryReport) says where.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum RecoveryMode {
+    /// A cut point at or past the durable end (the torn tail of a crash) is cut and
+    /// reported; one before it (damage in data a flush and checkpoint had made durable, or
+    /// anywhere in a cleanly closed log) fails `open` with
+    /// [`OpenError::Damaged`](crate::OpenError::Damaged), naming the offset, and changes
+    /// nothing on disk. RocksDB `kTolerateCorruptedTailRecords` / fjall
+    /// `TolerateCorruptTail`. The default.
+    #[default]
+    Strict,
+    /// Cut at the first damaged record wherever it is and keep the consistent prefix
+    /// (RocksDB `kPointInTimeRecovery`; what RocketMQ's `CommitLog.recoverAbnormally` does,
+    /// silently, in every case). Opt in after `Strict` reported damage and the log cannot
+    /// be restored from a replica: acknowledged records past the damage are moved aside
+    /// (see the type's doc), not served.
+    PointInTime,
 }
 
 /// Configuration of a [`MessageStore`](crate::MessageStore).
@@ -126,7 +165,9 @@ pub struct StoreConfig {
     /// Warm-up of fresh segments (RocketMQ `warmMapedFileEnable`). Default off.
     pub warm_up: WarmUp,
     /// Create the next segment on a background thread before it is needed (RocketMQ
-    /// `AllocateMappedFileService`). Default on.
+    /// `AllocateMappedFileService`). Default on. Either way a put that finds no ready
+    /// segment creates it outside the put-message lock and retries: a put holding the lock
+    /// never waits for another thread (RocketMQ's roll waits inside it).
     pub preallocate: bool,
     /// Segments the preallocation thread keeps ready ahead of the current one (ours, after
     /// RocketMQ's `AllocateMappedFileService`, which prepares the next and the next-next
@@ -140,8 +181,14 @@ pub struct StoreConfig {
     /// Host written into every record's store-host field (RocketMQ `brokerIP1` + port).
     pub store_host: SocketAddr,
     /// Protect the whole record with the trailing `__CRC32#` property (RocketMQ
-    /// `enabledAppendPropCRC`). Default on; recovery also checks it when present.
+    /// `enabledAppendPropCRC`). Default on. Safe to change between runs: the log's
+    /// `record_crc` file records from which physical offset each setting applied, and
+    /// recovery requires the property only of records written while it was on (others are
+    /// checked by their body CRC and structure, and by the property when present).
     pub append_record_crc: bool,
+    /// What recovery does with a damaged record (ours, after RocksDB's `WALRecoveryMode`).
+    /// Default [`RecoveryMode::Strict`].
+    pub recovery: RecoveryMode,
     /// Entries per consume-queue file (RocketMQ `mappedFileSizeConsumeQueue` / 20, default 300 000).
     pub consume_queue_entries: u64,
     /// Interval at which consume queues are flushed and the checkpoint written (RocketMQ
@@ -166,8 +213,9 @@ impl Default for StoreConfig {
             preallocate: true,
             preallocate_ahead: DEFAULT_PREALLOCATE_AHEAD,
             layout: Layout::Single,
-            store_host: SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 10911)),
+            store_host: SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::LOCALHOST, DEFAULT_STORE_PORT)),
             append_record_crc: true,
+            recovery: RecoveryMode::Strict,
             consume_queue_entries: DEFAULT_CONSUME_QUEUE_ENTRIES,
             checkpoint_interval: Duration::from_secs(1),
             topic_queue_stripes: 32,
@@ -177,30 +225,36 @@ impl Default for StoreConfig {
 }
 
 impl StoreConfig {
+    /// The codec's encode options for this configuration (built once per log at open).
+    pub(crate) fn encode_options(&self) -> EncodeOptions {
+        EncodeOptions {
+            store_host: self.store_host,
+            max_body_size: self.max_message_size,
+            append_record_crc: self.append_record_crc,
+        }
+    }
+
     /// Checks the configuration; returns what is wrong.
-    pub(crate) fn validate(&self) -> Result<(), String> {
+    pub(crate) fn validate(&self) -> Result<(), ConfigError> {
         if self.segment_size < 64 {
-            return Err(format!("segment_size {} is below 64 bytes", self.segment_size));
+            return Err(ConfigError::SegmentTooSmall(self.segment_size));
         }
         if usize::try_from(self.segment_size).is_err() {
-            return Err(format!(
-                "segment_size {} does not fit this platform's address space",
-                self.segment_size
-            ));
+            return Err(ConfigError::SegmentTooLarge(self.segment_size));
         }
         if self.consume_queue_entries == 0 {
-            return Err("consume_queue_entries must be at least 1".into());
+            return Err(ConfigError::NoConsumeQueueEntries);
         }
         if self.preallocate_ahead == 0 {
-            return Err("preallocate_ahead must be at least 1 (or set preallocate = false)".into());
+            return Err(ConfigError::NoPreallocateAhead);
         }
         if self.topic_queue_stripes == 0 {
-            return Err("topic_queue_stripes must be at least 1".into());
+            return Err(ConfigError::NoTopicQueueStripes);
         }
         if let WriteMode::Pooled { buffers, .. } = self.write_mode
             && buffers == 0
         {
-            return Err("WriteMode::Pooled needs at least one buffer".into());
+            return Err(ConfigError::NoPoolBuffers);
         }
         Ok(())
     }

@@ -8,6 +8,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use memmap2::MmapRaw;
 
+use crate::append_only::AppendOnly;
 use crate::io::fault::FaultPoint;
 use crate::io::{FileOps, FsResult};
 use crate::segment::{file_name, parse_file_name};
@@ -31,7 +32,7 @@ pub(crate) struct ConsumeQueue {
     fs: FileOps,
     per_file: u64,
     /// File `i` holds entries `[i * per_file, (i + 1) * per_file)`; append-only while open.
-    files: RwLock<Vec<Arc<CqFile>>>,
+    files: AppendOnly<CqFile>,
     len: AtomicU64,
     flushed_len: AtomicU64,
 }
@@ -80,7 +81,7 @@ impl ConsumeQueue {
             return Ok(None);
         }
         let n = files.len() as u64 * per_file;
-        *cq.files.write().unwrap_or_else(PoisonError::into_inner) = files;
+        let cq = ConsumeQueue { files: AppendOnly::new(files), ..cq };
         cq.len.store(n, Ordering::Release);
         Ok(Some(cq))
     }
@@ -90,7 +91,7 @@ impl ConsumeQueue {
             dir,
             fs: fs.clone(),
             per_file,
-            files: RwLock::new(Vec::new()),
+            files: AppendOnly::default(),
             len: AtomicU64::new(0),
             flushed_len: AtomicU64::new(0),
         }
@@ -102,12 +103,7 @@ impl ConsumeQueue {
     }
 
     fn file(&self, idx: u64) -> Option<&CqFile> {
-        let files = self.files.read().unwrap_or_else(PoisonError::into_inner);
-        let f: *const CqFile = Arc::as_ptr(files.get(usize::try_from(idx).ok()?)?);
-        drop(files);
-        // SAFETY: files are only appended while the queue lives (truncation at recovery
-        // happens before any reader exists), and each Arc keeps its file at a fixed address.
-        Some(unsafe { &*f })
+        self.files.get(usize::try_from(idx).ok()?)
     }
 
     fn slot(&self, qo: u64) -> Option<(&CqFile, usize)> {
@@ -134,16 +130,17 @@ impl ConsumeQueue {
         self.raw_entry(qo)
     }
 
-    /// Writes entry `qo` (dispatcher only). Idempotent: an identical entry is left alone;
-    /// a different one (stale, from before a truncation) is replaced and the queue cut after it.
-    pub(crate) fn put(&self, qo: u64, e: Entry) -> FsResult<()> {
+    /// Writes entry `qo` (dispatcher only); returns whether it wrote. Idempotent: an
+    /// identical entry is left alone; a different one (stale, from before a truncation, or
+    /// damaged) is replaced and the queue cut after it.
+    pub(crate) fn put(&self, qo: u64, e: Entry) -> FsResult<bool> {
         let len = self.len();
         if qo < len && self.raw_entry(qo) == Some(e) {
-            return Ok(());
+            return Ok(false);
         }
         let idx = qo / self.per_file;
         loop {
-            let have = self.files.read().unwrap_or_else(PoisonError::into_inner).len() as u64;
+            let have = self.files.len() as u64;
             if have > idx {
                 break;
             }
@@ -151,12 +148,12 @@ impl ConsumeQueue {
             self.fs.create_dir_all(&self.dir)?;
             let file = self.fs.create_reserved(&path, self.file_bytes(), FaultPoint::ConsumeQueueCreate)?;
             let map = self.fs.map(&file, &path, self.file_bytes() as usize)?;
-            self.files.write().unwrap_or_else(PoisonError::into_inner).push(Arc::new(CqFile { path, map }));
+            self.files.push(Arc::new(CqFile { path, map }));
         }
         if qo + 1 < len {
             self.truncate(qo + 1)?;
         }
-        let Some((f, at)) = self.slot(qo) else { return Ok(()) };
+        let Some((f, at)) = self.slot(qo) else { return Ok(false) };
         let b = e.to_bytes();
         // SAFETY: `at + 20 <= file size`; the dispatcher is the only writer, and entry `qo`
         // is not below the published `len` unless it is being replaced (readers then see the
@@ -165,12 +162,14 @@ impl ConsumeQueue {
         if qo + 1 > self.len() {
             self.len.store(qo + 1, Ordering::Release);
         }
-        Ok(())
+        Ok(true)
     }
 
-    /// Cuts the queue to `new_len` entries, zeroing the cut entries so they cannot come back.
-    pub(crate) fn truncate(&self, new_len: u64) -> FsResult<()> {
-        let old = self.files.read().unwrap_or_else(PoisonError::into_inner).len() as u64 * self.per_file;
+    /// Cuts the queue to `new_len` entries, zeroing the cut entries so they cannot come
+    /// back; returns how many of them were not zero.
+    pub(crate) fn truncate(&self, new_len: u64) -> FsResult<u64> {
+        let mut removed = 0;
+        let old = self.files.len() as u64 * self.per_file;
         self.len.store(new_len.min(self.len()), Ordering::Release);
         let mut qo = new_len;
         while qo < old {
@@ -180,46 +179,15 @@ impl ConsumeQueue {
             // which was lowered first.
             let s = unsafe { std::slice::from_raw_parts_mut(f.map.as_mut_ptr().add(at), n) };
             if s.iter().any(|&b| b != 0) {
+                removed +=
+                    s.chunks_exact(ENTRY_LEN as usize).filter(|e| e.iter().any(|&b| b != 0)).count() as u64;
                 s.fill(0);
                 self.fs.sync_map(&f.map, &f.path, at, n)?;
             }
             qo += n as u64 / ENTRY_LEN;
         }
         self.flushed_len.store(self.flushed_len.load(Ordering::Acquire).min(new_len), Ordering::Release);
-        Ok(())
-    }
-
-    /// Recovery: keeps the longest prefix whose last entry is valid and lies within
-    /// `[0, log_end)`, zeroing the rest.
-    pub(crate) fn recover(&self, log_end: u64) -> FsResult<()> {
-        let valid = |e: &Entry| {
-            e.size > 0 && e.physical_offset.checked_add(u64::from(e.size)).is_some_and(|x| x <= log_end)
-        };
-        let mut n = self.len();
-        while n > 0 {
-            match self.raw_entry(n - 1) {
-                // Entries lie in increasing physical offsets: a lone non-zero entry in the
-                // zeroed tail (damage) is not the queue's end, however valid it looks.
-                Some(e)
-                    if valid(&e)
-                        && (n == 1
-                            || self
-                                .raw_entry(n - 2)
-                                .is_some_and(|p| valid(&p) && p.physical_offset < e.physical_offset)) =>
-                {
-                    break;
-                }
-                _ => n -= 1,
-            }
-        }
-        self.len.store(
-            self.files.read().unwrap_or_else(PoisonError::into_inner).len() as u64 * self.per_file,
-            Ordering::Release,
-        );
-        self.truncate(n)?;
-        self.len.store(n, Ordering::Release);
-        self.flushed_len.store(n, Ordering::Release);
-        Ok(())
+        Ok(removed)
     }
 
     /// msyncs entries written since the last flush.
@@ -333,7 +301,7 @@ mod tests {
     }
 
     #[test]
-    fn recover_cuts_entries_past_the_log_end_and_reopens() {
+    fn truncate_cuts_entries_and_reopens() {
         let dir = tempfile::tempdir().unwrap();
         let fs = FileOps::default();
         let qdir = dir.path().join("q");
@@ -345,7 +313,8 @@ mod tests {
             cq.flush().unwrap();
         }
         let cq = ConsumeQueue::open(&fs, qdir.clone(), 4).unwrap().expect("well formed");
-        cq.recover(55).unwrap(); // entries at 0..=40 end by 50 <= 55; 50 ends at 60 > 55
+        assert_eq!(cq.len(), 12, "whole files until the log says otherwise");
+        assert_eq!(cq.truncate(5).unwrap(), 4, "entries 5..=8 were written");
         assert_eq!(cq.len(), 5);
         assert_eq!(cq.entry(4), Some(e(40)));
         // A file of the wrong size makes the queue be rebuilt.

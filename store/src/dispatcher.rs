@@ -8,26 +8,30 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use lock_api::RawMutex;
-
 use crate::flush::Stop;
-use crate::log_store::Shared;
 
 /// How often the dispatcher looks for new records (RocketMQ `ReputMessageService` sleeps 1 ms).
 const DISPATCH_INTERVAL: Duration = Duration::from_millis(1);
 
-type Logs<R> = Arc<Mutex<Vec<Arc<Shared<R>>>>>;
+/// A log the dispatcher serves (ours: the seam that keeps this thread independent of the
+/// log's type).
+pub(crate) trait DispatchTarget: Send + Sync {
+    /// One round: dispatch what became readable into the consume queues; checkpoint when due.
+    fn dispatch_round(&self);
+}
+
+type Logs = Arc<Mutex<Vec<Arc<dyn DispatchTarget>>>>;
 
 /// A running dispatcher thread and the logs it serves.
-pub(crate) struct Dispatcher<R: RawMutex + Send + Sync + 'static> {
-    logs: Logs<R>,
+pub(crate) struct Dispatcher {
+    logs: Logs,
     stop: Arc<Stop>,
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
-impl<R: RawMutex + Send + Sync + 'static> Dispatcher<R> {
+impl Dispatcher {
     pub(crate) fn start() -> std::io::Result<Self> {
-        let logs: Logs<R> = Arc::default();
+        let logs: Logs = Arc::default();
         let stop = Arc::new(Stop::default());
         let (l, s) = (Arc::clone(&logs), Arc::clone(&stop));
         let thread = std::thread::Builder::new().name("abslock-store-dispatch".into()).spawn(move || {
@@ -40,13 +44,17 @@ impl<R: RawMutex + Send + Sync + 'static> Dispatcher<R> {
         Ok(Self { logs, stop, thread: Mutex::new(Some(thread)) })
     }
 
-    pub(crate) fn register(&self, log: Arc<Shared<R>>) {
+    pub(crate) fn register(&self, log: Arc<dyn DispatchTarget>) {
         self.logs.lock().unwrap_or_else(PoisonError::into_inner).push(log);
     }
 
     /// Stops serving `log`; returns after any round in progress has finished.
-    pub(crate) fn unregister(&self, log: &Arc<Shared<R>>) {
-        self.logs.lock().unwrap_or_else(PoisonError::into_inner).retain(|l| !Arc::ptr_eq(l, log));
+    pub(crate) fn unregister<T: DispatchTarget + 'static>(&self, log: &Arc<T>) {
+        let target = Arc::as_ptr(log).cast::<()>();
+        self.logs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|l| !std::ptr::eq(Arc::as_ptr(l).cast::<()>(), target));
     }
 
     pub(crate) fn shutdown(&self) {
@@ -57,7 +65,7 @@ impl<R: RawMutex + Send + Sync + 'static> Dispatcher<R> {
     }
 }
 
-impl<R: RawMutex + Send + Sync + 'static> Drop for Dispatcher<R> {
+impl Drop for Dispatcher {
     fn drop(&mut self) {
         self.shutdown();
     }

@@ -58,11 +58,116 @@ pub enum OpenError {
         /// The damaged file.
         path: PathBuf,
         /// What is wrong with it.
-        reason: String,
+        reason: Corruption,
+    },
+    /// Recovery found a damaged record inside what was known durable (below the last
+    /// checkpoint's flushed offset, or anywhere in a cleanly closed log) under
+    /// [`RecoveryMode::Strict`](crate::RecoveryMode::Strict). Nothing on disk was changed.
+    #[error(
+        "commitlog {} is damaged at physical offset {physical_offset}, below the durable end {durable_end}: {source}; restore the segment from a replica, or open with RecoveryMode::PointInTime to cut the log there (the bytes from the cut on are moved to cut/)",
+        path.display()
+    )]
+    Damaged {
+        /// The segment file holding the damaged record.
+        path: PathBuf,
+        /// Where the first damaged record starts, bytes.
+        physical_offset: u64,
+        /// Everything below this was durable (checkpoint or clean close), bytes.
+        durable_end: u64,
+        /// What the codec found.
+        #[source]
+        source: DecodeError,
     },
     /// The configuration is unusable.
     #[error("invalid store configuration: {0}")]
-    InvalidConfig(String),
+    InvalidConfig(#[from] ConfigError),
+}
+
+/// What is wrong with a store file that recovery cannot repair ([`OpenError::Corrupt`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Corruption {
+    /// A segment's name is not a multiple of the segment size.
+    #[error("start offset {start} is not a multiple of segment_size {segment_size}")]
+    OffGrid {
+        /// The start offset its name gives, bytes.
+        start: u64,
+        /// The configured segment size, bytes.
+        segment_size: u64,
+    },
+    /// The segment before this one is missing.
+    #[error("segment {missing:020} is missing before it")]
+    MissingSegment {
+        /// Start offset of the missing segment, bytes.
+        missing: u64,
+    },
+    /// A segment's length is not the segment size.
+    #[error(
+        "segment is {len} bytes, expected segment_size {segment_size} (was the store made with another segment_size?)"
+    )]
+    WrongLength {
+        /// Its length, bytes.
+        len: u64,
+        /// The configured segment size, bytes.
+        segment_size: u64,
+    },
+    /// A record that recovery verified no longer decodes when the consume queues are
+    /// rebuilt (the file changed under the store).
+    #[error("record at {physical_offset} passed recovery but not dispatch: {source}")]
+    ChangedDuringOpen {
+        /// Where the record starts, bytes.
+        physical_offset: u64,
+        /// What the codec found.
+        source: DecodeError,
+    },
+}
+
+/// An unusable [`StoreConfig`](crate::StoreConfig) ([`OpenError::InvalidConfig`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// `segment_size` below 64 bytes.
+    #[error("segment_size {0} is below 64 bytes")]
+    SegmentTooSmall(u64),
+    /// `segment_size` beyond this platform's address space.
+    #[error("segment_size {0} does not fit this platform's address space")]
+    SegmentTooLarge(u64),
+    /// `consume_queue_entries` is 0.
+    #[error("consume_queue_entries must be at least 1")]
+    NoConsumeQueueEntries,
+    /// `preallocate_ahead` is 0.
+    #[error("preallocate_ahead must be at least 1 (or set preallocate = false)")]
+    NoPreallocateAhead,
+    /// `topic_queue_stripes` is 0.
+    #[error("topic_queue_stripes must be at least 1")]
+    NoTopicQueueStripes,
+    /// `WriteMode::Pooled` with no buffer.
+    #[error("WriteMode::Pooled needs at least one buffer")]
+    NoPoolBuffers,
+    /// The directory holds a store of the other [`Layout`](crate::Layout).
+    #[error("{} holds a Layout::{found:?} store; open it with that layout", dir.display())]
+    LayoutMismatch {
+        /// The store directory.
+        dir: PathBuf,
+        /// The layout found on disk.
+        found: crate::Layout,
+    },
+}
+
+/// The last failure of a store's background work
+/// ([`MessageStore::background_error`](crate::MessageStore::background_error)).
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum BackgroundError {
+    /// The async flush thread's last flush failed (cleared by a successful `flush`).
+    #[error("async flush failed: {0}")]
+    Flush(FlushError),
+    /// Dispatching records into the consume queues stopped; reads retry it.
+    #[error("dispatch into the consume queues stopped: {0}")]
+    Dispatch(Arc<ReadError>),
+    /// Writing the checkpoint (or flushing the consume queues before it) failed.
+    #[error("checkpoint failed: {0}")]
+    Checkpoint(Arc<FileError>),
 }
 
 /// [`MessageStore::put_message`](crate::MessageStore::put_message) or
@@ -121,6 +226,17 @@ pub enum PutError {
         first: String,
         /// A different topic in the same batch.
         other: String,
+    },
+    /// Under [`Layout::PerTopic`](crate::Layout::PerTopic), the log of a topic met for the
+    /// first time could not be opened for a reason other than I/O (those are
+    /// [`PutError::SegmentCreate`]); nothing was written.
+    #[error("could not open the log of topic {topic:?}, nothing written: {source}")]
+    TopicLog {
+        /// The topic.
+        topic: String,
+        /// Why its log did not open.
+        #[source]
+        source: Box<OpenError>,
     },
     /// The store is closing.
     #[error("store is closed; open it again to write")]

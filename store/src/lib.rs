@@ -26,22 +26,31 @@
 //! ```
 //!
 //! Files under the store directory: `commitlog/{20-digit start offset}`,
-//! `consumequeue/{topic}/{queue id}/{20-digit start byte}`, `checkpoint`, `abort` (present
-//! while open), `lock`. The record layout is specified in `docs/format.md`.
+//! `consumequeue/{topic}/{queue id}/{20-digit start byte}`, `checkpoint`, `record_crc`,
+//! `abort` (present while open), `lock`, and `cut/` (bytes recovery cut from the log,
+//! saved rather than zeroed). The record layout is specified in `docs/format.md`.
+//!
+//! Every open verifies the whole log, rebuilds the consume queues from it, and fails on
+//! damage to durable data unless [`RecoveryMode::PointInTime`] is chosen;
+//! [`MessageStore::recovery_report`] says what it did.
 
 pub mod codec;
 mod message;
 
+mod append_only;
 mod checkpoint;
 mod commitlog;
 mod config;
 mod consume_queue;
+mod crc_epochs;
 mod dispatcher;
 mod error;
 mod flush;
 mod io;
 mod log_store;
+mod put_result;
 mod recovery;
+mod recovery_report;
 mod segment;
 mod store;
 mod topic_queue;
@@ -51,11 +60,15 @@ pub use commitlog::{CommitLog, EncodedRecord, WarmSegments};
 pub use config::{
     DEFAULT_COMMIT_INTERVAL, DEFAULT_CONSUME_QUEUE_ENTRIES, DEFAULT_FLUSH_INTERVAL,
     DEFAULT_FLUSH_LEAST_PAGES, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_POOL_BUFFERS, DEFAULT_PREALLOCATE_AHEAD,
-    DEFAULT_SEGMENT_SIZE, DEFAULT_SYNC_FLUSH_TIMEOUT, FlushMode, Layout, PAGE_SIZE, StoreConfig, WarmUp,
-    WriteMode,
+    DEFAULT_SEGMENT_SIZE, DEFAULT_SYNC_FLUSH_TIMEOUT, FlushMode, Layout, PAGE_SIZE, RecoveryMode,
+    StoreConfig, WarmUp, WriteMode,
 };
-pub use error::{CloseError, FileError, FlushError, OpenError, PutError, ReadError};
+pub use error::{
+    BackgroundError, CloseError, ConfigError, Corruption, FileError, FlushError, OpenError, PutError,
+    ReadError,
+};
 pub use message::Message;
+pub use recovery_report::{Cut, LogRecovery, RecoveryReport};
 pub use store::{MessageStore, PutResult, StoreStats};
 
 /// Fault injection for tests: make chosen file operations fail (see

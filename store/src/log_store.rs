@@ -3,6 +3,7 @@
 //! uses one (`Layout::Single`) or one per topic (`Layout::PerTopic`).
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -17,14 +18,18 @@ use crate::codec::{self, DecodeOptions, Decoded, EncodeOptions, RecordCrcCheck, 
 use crate::commitlog::{BLANK_LEN, CommitLog, LogMode, RecordParts, now_ms};
 use crate::config::{FlushMode, PAGE_SIZE, StoreConfig, WriteMode};
 use crate::consume_queue::{ConsumeQueues, Entry};
-use crate::dispatcher::Dispatcher;
-use crate::error::{CloseError, FileError, FlushError, OpenError, PutError, ReadError};
+use crate::crc_epochs::CrcEpochs;
+use crate::dispatcher::{DispatchTarget, Dispatcher};
+use crate::error::{
+    BackgroundError, CloseError, Corruption, FileError, FlushError, OpenError, PutError, ReadError,
+};
 use crate::flush::{GroupCommit, Stop};
 use crate::io::FileOps;
 use crate::message::Message;
-use crate::recovery::recover_commitlog;
+use crate::put_result::PutResult;
+use crate::recovery::{CUT_DIR, Recovered, RecoveryInput, RecoveryPlan, apply_recovery, plan_recovery};
+use crate::recovery_report::LogRecovery;
 use crate::segment::{BufferPool, Preallocator};
-use crate::store::PutResult;
 use crate::topic_queue::{QueueHash, Stripe, TopicQueueTable};
 
 thread_local! {
@@ -35,6 +40,23 @@ thread_local! {
     static BATCH_BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
+/// One record of a batch, encoded into the batch buffer (head and tail, body left in the
+/// message).
+struct EncodedRecord {
+    /// Where the record starts, relative to the batch's first record, bytes.
+    offset_in_batch: usize,
+    layout: codec::RecordLayout,
+}
+
+/// A batch in the log.
+struct AppendedBatch {
+    results: Vec<PutResult>,
+    /// Where the batch starts.
+    physical_offset: u64,
+    /// One past its last byte.
+    end: u64,
+}
+
 /// Why dispatching stopped.
 #[derive(Debug)]
 pub(crate) enum DispatchError {
@@ -42,8 +64,37 @@ pub(crate) enum DispatchError {
     Decode { physical_offset: u64, source: codec::DecodeError },
 }
 
+impl From<DispatchError> for ReadError {
+    fn from(e: DispatchError) -> Self {
+        match e {
+            DispatchError::Io(e) => ReadError::Io(e),
+            DispatchError::Decode { physical_offset, source } => {
+                ReadError::Corrupt { physical_offset, source }
+            }
+        }
+    }
+}
+
+impl DispatchError {
+    /// At open, recovery verified every record below the write position: a record that
+    /// then fails to dispatch changed under us.
+    fn into_open_error(self, log_dir: &Path) -> OpenError {
+        match self {
+            DispatchError::Io(e) => OpenError::Io(e),
+            DispatchError::Decode { physical_offset, source } => OpenError::Corrupt {
+                path: log_dir.to_path_buf(),
+                reason: Corruption::ChangedDuringOpen { physical_offset, source },
+            },
+        }
+    }
+}
+
+/// One consume-queue entry dispatched: (topic, queue id, queue offset, whether the entry
+/// was written rather than found in place).
+type OnEntry<'a> = &'a mut dyn FnMut(&str, u32, u64, bool);
+
 /// Everything of one log that its threads share.
-pub(crate) struct Shared<R: RawMutex> {
+struct Shared<R: RawMutex> {
     dir: PathBuf,
     config: StoreConfig,
     opts: EncodeOptions,
@@ -58,7 +109,7 @@ pub(crate) struct Shared<R: RawMutex> {
     stop: Stop,
     fs: FileOps,
     async_flush_error: Mutex<Option<FlushError>>,
-    background_error: Mutex<Option<String>>,
+    background_error: Mutex<Option<BackgroundError>>,
     last_checkpoint: Mutex<Instant>,
 }
 
@@ -69,6 +120,11 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl<R: RawMutex> Shared<R> {
     /// Builds consume-queue entries for every record in `[reput, end)`. Idempotent.
     fn dispatch_to(&self, end: u64) -> Result<(), DispatchError> {
+        self.dispatch_with(end, &mut |_, _, _, _| {})
+    }
+
+    /// As [`dispatch_to`](Self::dispatch_to), telling `on_entry` about every entry.
+    fn dispatch_with(&self, end: u64, on_entry: OnEntry<'_>) -> Result<(), DispatchError> {
         let mut reput = lock(&self.reput);
         while *reput < end {
             let at = *reput;
@@ -91,13 +147,43 @@ impl<R: RawMutex> Shared<R> {
                     let size = m.total_size();
                     let cq = self.cqs.get_or_create(m.topic(), m.queue_id());
                     let tag_hash = m.tags().map_or(0, codec::tag_hash);
-                    cq.put(m.queue_offset(), Entry { physical_offset: at, size, tag_hash })
+                    let wrote = cq
+                        .put(m.queue_offset(), Entry { physical_offset: at, size, tag_hash })
                         .map_err(DispatchError::Io)?;
+                    on_entry(m.topic(), m.queue_id(), m.queue_offset(), wrote);
                     *reput = at + u64::from(size);
                 }
                 Ok(Decoded::Blank { size }) => *reput = at + u64::from(size).max(BLANK_LEN),
                 Err(source) => return Err(DispatchError::Decode { physical_offset: at, source }),
             }
+        }
+        Ok(())
+    }
+
+    /// At open: dispatches the whole log, so every consume queue holds exactly the
+    /// entries of the records in the log (files, directories or entries lost or damaged
+    /// are rebuilt, entries of records no longer in the log removed), and sets each
+    /// queue's next queue offset from the log. RocketMQ issue #7355 and Kafka KAFKA-13603
+    /// are this class of bug: an index shorter than the log hands out a queue offset twice.
+    fn rebuild_queues(&self, report: &mut LogRecovery) -> Result<(), OpenError> {
+        let mut next: HashMap<(String, u32), (u64, bool)> = HashMap::new();
+        let mut rebuilt_entries = 0;
+        let write_pos = self.log.write_pos();
+        self.dispatch_with(write_pos, &mut |topic, qid, qo, wrote| {
+            let e = next.entry((topic.to_owned(), qid)).or_default();
+            e.0 = e.0.max(qo + 1);
+            e.1 |= wrote;
+            rebuilt_entries += u64::from(wrote);
+        })
+        .map_err(|e| e.into_open_error(self.log.dir()))?;
+        report.entries_rebuilt = rebuilt_entries;
+        for (topic, qid, cq) in self.cqs.all() {
+            let (len, wrote) = next.get(&(topic.clone(), qid)).copied().unwrap_or((0, false));
+            let removed = cq.truncate(len)?;
+            report.entries_removed += removed;
+            report.queues_rebuilt += u64::from(wrote || removed > 0);
+            let hash = QueueHash::of(&topic, qid);
+            self.table.lock(self.table.stripe_of(hash)).set(hash, &topic, qid, len);
         }
         Ok(())
     }
@@ -108,11 +194,13 @@ impl<R: RawMutex> Shared<R> {
         self.cqs.flush()?;
         Checkpoint { commitlog, consume_queue }.write(&self.fs, &self.dir.join("checkpoint"))
     }
+}
 
+impl<R: RawMutex + Send + Sync> DispatchTarget for Shared<R> {
     /// One dispatcher round: dispatch what became readable; checkpoint when due.
-    pub(crate) fn dispatch_round(&self) {
+    fn dispatch_round(&self) {
         if let Err(e) = self.dispatch_to(self.log.readable_end()) {
-            self.note(format!("dispatch stopped: {e:?}"));
+            self.note(BackgroundError::Dispatch(Arc::new(e.into())));
         }
         let due = {
             let mut last = lock(&self.last_checkpoint);
@@ -123,12 +211,46 @@ impl<R: RawMutex> Shared<R> {
             due
         };
         if due && let Err(e) = self.write_checkpoint() {
-            self.note(format!("checkpoint failed: {e}"));
+            self.note(BackgroundError::Checkpoint(Arc::new(e)));
         }
     }
+}
 
-    fn note(&self, what: String) {
+impl<R: RawMutex> Shared<R> {
+    fn note(&self, what: BackgroundError) {
         *lock(&self.background_error) = Some(what);
+    }
+}
+
+/// A log whose recovery is planned but not carried out ([`LogStore::plan`]).
+pub(crate) struct PendingLog {
+    log: LogFiles,
+    dir_lock: File,
+    plan: RecoveryPlan,
+}
+
+/// What recovery reads of a log's directory before it scans.
+struct LogFiles {
+    dir: PathBuf,
+    clog_dir: PathBuf,
+    fs: FileOps,
+    checkpoint: Option<u64>,
+    crashed: bool,
+    crc: CrcEpochs,
+}
+
+impl LogFiles {
+    fn input<'a>(&'a self, config: &StoreConfig) -> RecoveryInput<'a> {
+        RecoveryInput {
+            fs: &self.fs,
+            dir: &self.clog_dir,
+            cut_dir: self.dir.join(CUT_DIR),
+            segment_size: config.segment_size,
+            checkpoint: self.checkpoint,
+            crashed: self.crashed,
+            mode: config.recovery,
+            crc: &self.crc,
+        }
     }
 }
 
@@ -136,52 +258,101 @@ impl<R: RawMutex> Shared<R> {
 pub(crate) struct LogStore<R: RawMutex + Send + Sync + 'static> {
     shared: Arc<Shared<R>>,
     threads: Vec<JoinHandle<()>>,
-    dispatcher: Arc<Dispatcher<R>>,
+    dispatcher: Arc<Dispatcher>,
+    report: LogRecovery,
     _dir_lock: File,
 }
 
 impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
     /// Opens (creating or recovering) the log in `dir`, served by `dispatcher` (a new one
-    /// when `None`).
+    /// when `None`). See [`plan`](Self::plan) and [`finish`](Self::finish).
     pub(crate) fn open(
         dir: &Path,
         config: &StoreConfig,
         lock_: R,
-        dispatcher: Option<Arc<Dispatcher<R>>>,
+        dispatcher: Option<Arc<Dispatcher>>,
     ) -> Result<Self, OpenError> {
-        config.validate().map_err(OpenError::InvalidConfig)?;
+        Self::finish(Self::plan(dir, config)?, config, lock_, dispatcher)
+    }
+
+    /// First step of opening: locks the directory and verifies the commitlog, deciding
+    /// what recovery will do; changes nothing on disk, so a [`RecoveryMode::Strict`]
+    /// failure of any log of a store leaves every log as it was.
+    ///
+    /// [`RecoveryMode::Strict`]: crate::RecoveryMode::Strict
+    pub(crate) fn plan(dir: &Path, config: &StoreConfig) -> Result<PendingLog, OpenError> {
+        config.validate()?;
         let fs = FileOps::new(config.fault_injector.clone());
         fs.create_dir_all(dir)?;
         let dir_lock =
             fs.lock_file(&dir.join("lock"))?.ok_or_else(|| OpenError::InUse { path: dir.to_path_buf() })?;
-        let abort_path = dir.join("abort");
         let checkpoint = Checkpoint::read(&fs, &dir.join("checkpoint"))?;
-        let crashed = abort_path.exists() || checkpoint.is_none();
+        let crashed = dir.join("abort").exists() || checkpoint.is_none();
+        fs.create_dir_all(&dir.join("commitlog"))?;
+        let crc = CrcEpochs::read(&fs, &dir.join("record_crc"))?;
+        let log = LogFiles {
+            dir: dir.to_path_buf(),
+            clog_dir: dir.join("commitlog"),
+            fs,
+            checkpoint: checkpoint.map(|c| c.commitlog),
+            crashed,
+            crc,
+        };
+        let plan = plan_recovery(&log.input(config))?;
+        Ok(PendingLog { log, dir_lock, plan })
+    }
+
+    /// Second step: carries out recovery, records the record-CRC setting, rebuilds the
+    /// consume queues from the log, then starts the services. Nothing is accepted before
+    /// the queues match the log.
+    pub(crate) fn finish(
+        pending: PendingLog,
+        config: &StoreConfig,
+        lock_: R,
+        dispatcher: Option<Arc<Dispatcher>>,
+    ) -> Result<Self, OpenError> {
+        let PendingLog { mut log, dir_lock, plan } = pending;
+        let rec = apply_recovery(&log.input(config), plan)?;
+        let (dir, fs) = (log.dir.as_path(), &log.fs);
+        log.crc.record(fs, &dir.join("record_crc"), rec.write_pos, config.append_record_crc)?;
+        let mut report = LogRecovery {
+            dir: dir.to_path_buf(),
+            crashed: log.crashed,
+            durable_end: rec.durable_end,
+            write_position: rec.write_pos,
+            cut: rec.cut.clone(),
+            queues_rebuilt: 0,
+            entries_rebuilt: 0,
+            entries_removed: 0,
+        };
+        let shared = Self::assemble(dir, config, fs, rec, lock_)?;
+        fs.create_marker(&dir.join("abort"))?;
+        shared.rebuild_queues(&mut report)?;
+        let dispatcher = match dispatcher {
+            Some(d) => d,
+            None => {
+                Arc::new(Dispatcher::start().map_err(|e| FileError::new("start dispatcher for", dir, e))?)
+            }
+        };
+        let threads =
+            spawn_services(&shared).map_err(|e| FileError::new("start flush thread for", dir, e))?;
+        dispatcher.register(Arc::clone(&shared) as Arc<dyn DispatchTarget>);
+        Ok(LogStore { shared, threads, dispatcher, report, _dir_lock: dir_lock })
+    }
+
+    /// Builds the log and the state its threads share over the recovered segments.
+    fn assemble(
+        dir: &Path,
+        config: &StoreConfig,
+        fs: &FileOps,
+        rec: Recovered,
+        lock_: R,
+    ) -> Result<Arc<Shared<R>>, OpenError> {
         let size = config.segment_size;
         let clog_dir = dir.join("commitlog");
-        fs.create_dir_all(&clog_dir)?;
-        let hint = checkpoint.map_or(0, |c| c.commitlog);
-        let rec = recover_commitlog(&fs, &clog_dir, size, hint, crashed, config.append_record_crc)?;
-        let write_pos = rec.write_pos;
-        let (cqs, dropped) =
-            ConsumeQueues::open(&fs, dir.join("consumequeue"), config.consume_queue_entries)?;
-        for (_, _, cq) in cqs.all() {
-            cq.recover(write_pos)?;
-        }
-        let first = rec.segments.first().map_or(0, |s| s.start());
-        // No consume queue at all over a non-empty log: they were lost, rebuild them all.
-        let dropped = dropped || (cqs.all().is_empty() && write_pos > first);
-        let reput = match checkpoint {
-            Some(c) if !dropped && !crashed => c.consume_queue.clamp(first, write_pos),
-            Some(c) if !dropped => {
-                let at = c.consume_queue.clamp(first, write_pos);
-                first + (at - first) / size * size
-            }
-            _ => first,
-        };
         let pool = match config.write_mode {
             WriteMode::Pooled { buffers, .. } => {
-                Some(Arc::new(BufferPool::new(&fs, buffers, size as usize, config.warm_up.mlock)))
+                Some(Arc::new(BufferPool::new(fs, buffers, size as usize, config.warm_up.mlock)))
             }
             _ => None,
         };
@@ -195,61 +366,33 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
             config.preallocate_ahead,
         )
         .map_err(|e| FileError::new("start preallocation thread for", dir, e))?;
+        let first = rec.segments.first().map_or(0, |s| s.start());
         let mut segments = rec.segments;
         if segments.is_empty() {
-            segments.push(Arc::new(prealloc.obtain(0)?));
+            segments.push(prealloc.obtain(0)?);
         }
         let mode = LogMode {
             pooled: matches!(config.write_mode, WriteMode::Pooled { .. }),
             sync_flush: matches!(config.flush, FlushMode::Sync { .. }),
         };
         let log =
-            CommitLog::new(clog_dir, fs.clone(), size, segments, write_pos, lock_, prealloc, pool, mode);
-        fs.create_marker(&abort_path)?;
-        let opts = EncodeOptions {
-            store_host: config.store_host,
-            max_body_size: config.max_message_size,
-            append_record_crc: config.append_record_crc,
-        };
-        let shared = Arc::new(Shared {
+            CommitLog::new(clog_dir, fs.clone(), size, segments, rec.write_pos, lock_, prealloc, pool, mode);
+        let (cqs, _) = ConsumeQueues::open(fs, dir.join("consumequeue"), config.consume_queue_entries)?;
+        Ok(Arc::new(Shared {
             dir: dir.to_path_buf(),
             config: config.clone(),
-            opts,
+            opts: config.encode_options(),
             log,
             cqs,
             table: TopicQueueTable::new(config.topic_queue_stripes),
-            reput: CachePadded::new(Mutex::new(reput)),
+            reput: CachePadded::new(Mutex::new(first)),
             group: GroupCommit::default(),
             stop: Stop::default(),
-            fs,
+            fs: fs.clone(),
             async_flush_error: Mutex::new(None),
             background_error: Mutex::new(None),
             last_checkpoint: Mutex::new(Instant::now()),
-        });
-        match shared.dispatch_to(write_pos) {
-            Ok(()) => {}
-            Err(DispatchError::Io(e)) => return Err(e.into()),
-            Err(DispatchError::Decode { physical_offset, source }) => {
-                return Err(OpenError::Corrupt {
-                    path: shared.log.dir().to_path_buf(),
-                    reason: format!("record at {physical_offset} passed recovery but not dispatch: {source}"),
-                });
-            }
-        }
-        for (topic, qid, cq) in shared.cqs.all() {
-            let hash = QueueHash::of(&topic, qid);
-            shared.table.lock(shared.table.stripe_of(hash)).set(hash, &topic, qid, cq.len());
-        }
-        let dispatcher = match dispatcher {
-            Some(d) => d,
-            None => {
-                Arc::new(Dispatcher::start().map_err(|e| FileError::new("start dispatcher for", dir, e))?)
-            }
-        };
-        let threads =
-            spawn_services(&shared).map_err(|e| FileError::new("start flush thread for", dir, e))?;
-        dispatcher.register(Arc::clone(&shared));
-        Ok(LogStore { shared, threads, dispatcher, _dir_lock: dir_lock })
+        }))
     }
 
     fn check_fits(&self, size: usize) -> Result<(), PutError> {
@@ -262,12 +405,7 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
 
     /// Validates `msg` without writing anything (used before creating a per-topic log).
     pub(crate) fn validate(config: &StoreConfig, msg: &Message) -> Result<(), PutError> {
-        let opts = EncodeOptions {
-            store_host: config.store_host,
-            max_body_size: config.max_message_size,
-            append_record_crc: config.append_record_crc,
-        };
-        codec::validate(msg, &opts)?;
+        codec::validate(msg, &config.encode_options())?;
         Ok(())
     }
 
@@ -322,16 +460,15 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
         }
         let s = &*self.shared;
         s.log.prefetch_next(msgs.iter().map(|m| m.body().len() + 256).sum());
-        let (results, first, end) = BATCH_BUF.with_borrow_mut(|blob| {
+        let batch = BATCH_BUF.with_borrow_mut(|blob| {
             ENCODE_BUF.with_borrow_mut(|buf| {
                 blob.clear();
-                // (where its head and tail start in `blob`, where the record starts in the batch, layout)
-                let mut recs: Vec<(usize, usize, codec::RecordLayout)> = Vec::with_capacity(msgs.len());
+                let mut encoded: Vec<EncodedRecord> = Vec::with_capacity(msgs.len());
                 let mut size = 0;
                 for m in msgs {
                     let layout = codec::encode_parts_into(m, &s.opts, buf)?;
                     self.check_fits(layout.total_size)?;
-                    recs.push((blob.len(), size, layout));
+                    encoded.push(EncodedRecord { offset_in_batch: size, layout });
                     blob.extend_from_slice(buf);
                     size += layout.total_size;
                 }
@@ -349,57 +486,60 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
                 let mut guards: Vec<MutexGuard<'_, Stripe>> =
                     order.iter().map(|&i| s.table.lock(i)).collect();
                 let guard_of = |i: usize| order.binary_search(&stripe_ids[i]).unwrap_or(0);
-                let mut next: Vec<(usize, u64)> = Vec::with_capacity(msgs.len());
+                // The queue offset of each message, in batch order.
+                let mut queue_offsets: Vec<u64> = Vec::with_capacity(msgs.len());
                 let mut records = Vec::with_capacity(msgs.len());
                 let mut rest = blob.as_mut_slice();
-                for (i, m) in msgs.iter().enumerate() {
+                for (i, (m, rec)) in msgs.iter().zip(&encoded).enumerate() {
                     let (topic, qid) = (m.topic(), m.get_queue_id());
                     let earlier =
                         msgs[..i].iter().rposition(|p| p.topic() == topic && p.get_queue_id() == qid);
                     let qo = match earlier {
-                        Some(j) => next[j].1 + 1,
+                        Some(j) => queue_offsets[j] + 1,
                         None => guards[guard_of(i)].next(hashes[i], topic, qid),
                     };
-                    next.push((i, qo));
-                    let layout = recs[i].2;
-                    let (parts, later) = std::mem::take(&mut rest).split_at_mut(layout.parts_len());
+                    queue_offsets.push(qo);
+                    let (parts, later) = std::mem::take(&mut rest).split_at_mut(rec.layout.parts_len());
                     rest = later;
-                    codec::set_queue_offset(parts, &layout, qo);
-                    codec::seal_record_crc_parts(parts, &layout);
-                    records.push(RecordParts { parts, layout, body: m.body() });
+                    codec::set_queue_offset(parts, &rec.layout, qo);
+                    codec::seal_record_crc_parts(parts, &rec.layout);
+                    records.push(RecordParts { parts, layout: rec.layout, body: m.body() });
                 }
                 let appended = s.log.append(&mut records, now_ms())?;
                 for (i, m) in msgs.iter().enumerate() {
-                    guards[guard_of(i)].set(hashes[i], m.topic(), m.get_queue_id(), next[i].1 + 1);
+                    guards[guard_of(i)].set(hashes[i], m.topic(), m.get_queue_id(), queue_offsets[i] + 1);
                 }
                 drop(guards);
-                let results: Vec<PutResult> = recs
+                let results: Vec<PutResult> = encoded
                     .iter()
-                    .zip(&next)
-                    .map(|(&(_, at, layout), &(_, qo))| PutResult {
-                        physical_offset: appended.physical_offset + at as u64,
-                        queue_offset: qo,
-                        size: layout.total_size as u32,
+                    .zip(&queue_offsets)
+                    .map(|(rec, &queue_offset)| PutResult {
+                        physical_offset: appended.physical_offset + rec.offset_in_batch as u64,
+                        queue_offset,
+                        size: rec.layout.total_size as u32,
                         store_timestamp: appended.store_timestamp,
                     })
                     .collect();
-                Ok((results, appended.physical_offset, appended.physical_offset + size as u64))
+                Ok(AppendedBatch {
+                    results,
+                    physical_offset: appended.physical_offset,
+                    end: appended.physical_offset + size as u64,
+                })
             })
         })?;
-        self.after_put(first, end)?;
-        Ok(results)
+        self.after_put(batch.physical_offset, batch.end)?;
+        Ok(batch.results)
     }
 
     fn catch_up(&self) -> Result<(), ReadError> {
         let s = &*self.shared;
         let _ = s.log.commit();
-        match s.dispatch_to(s.log.readable_end()) {
-            Ok(()) => Ok(()),
-            Err(DispatchError::Io(e)) => Err(ReadError::Io(e)),
-            Err(DispatchError::Decode { physical_offset, source }) => {
-                Err(ReadError::Corrupt { physical_offset, source })
-            }
-        }
+        Ok(s.dispatch_to(s.log.readable_end())?)
+    }
+
+    /// What recovery did when this log was opened.
+    pub(crate) fn recovery_report(&self) -> &LogRecovery {
+        &self.report
     }
 
     fn entry(&self, topic: &str, queue_id: u32, queue_offset: u64) -> Option<Entry> {
@@ -489,9 +629,9 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
     }
 
     /// The last error of a background thread (async flush, dispatch, checkpoint), if any.
-    pub(crate) fn background_error(&self) -> Option<String> {
+    pub(crate) fn background_error(&self) -> Option<BackgroundError> {
         if let Some(e) = lock(&self.shared.async_flush_error).as_ref() {
-            return Some(e.to_string());
+            return Some(BackgroundError::Flush(e.clone()));
         }
         lock(&self.shared.background_error).clone()
     }

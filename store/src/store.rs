@@ -8,13 +8,18 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use lock_api::RawMutex;
 
+use crate::append_only::AppendOnly;
 use crate::codec::{self, StoredMessage};
 use crate::config::{Layout, StoreConfig};
 use crate::dispatcher::Dispatcher;
-use crate::error::{CloseError, FileError, FlushError, OpenError, PutError, ReadError};
+use crate::error::{
+    BackgroundError, CloseError, ConfigError, FileError, FlushError, OpenError, PutError, ReadError,
+};
 use crate::io::FileOps;
 use crate::log_store::LogStore;
 use crate::message::Message;
+pub use crate::put_result::PutResult;
+use crate::recovery_report::RecoveryReport;
 
 /// Counters of a store (summed over topics under [`Layout::PerTopic`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -28,21 +33,11 @@ pub struct StoreStats {
     pub flushes: u64,
     /// Segment rolls (a blank record plus a switch to the next segment).
     pub rolls: u64,
+    /// Puts that needed a roll, found no ready segment and left the put-message lock to
+    /// wait for the preallocator (or create the segment) before retrying (ours).
+    pub roll_waits: u64,
     /// Commitlogs (1, or one per topic).
     pub logs: u64,
-}
-
-/// Where a put landed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PutResult {
-    /// Byte offset of the record in its commitlog (per topic under [`Layout::PerTopic`]).
-    pub physical_offset: u64,
-    /// Index of the message in its (topic, queue id) consume queue.
-    pub queue_offset: u64,
-    /// Record size in bytes.
-    pub size: u32,
-    /// Store timestamp written into the record, ms since the Unix epoch.
-    pub store_timestamp: i64,
 }
 
 type MakeLock<R> = Box<dyn Fn() -> R + Send + Sync>;
@@ -51,11 +46,13 @@ enum Logs<R: RawMutex + Send + Sync + 'static> {
     Single(LogStore<R>),
     PerTopic {
         root: PathBuf,
-        /// Append-only while the store is open: a `&LogStore` stays valid for `&self`.
-        logs: RwLock<HashMap<String, Arc<LogStore<R>>>>,
+        /// Topic -> index in `all`; both only grow while the store is open.
+        index: RwLock<HashMap<String, usize>>,
+        /// Every topic's log: a `&LogStore` stays valid for `&self`.
+        all: AppendOnly<LogStore<R>>,
         make_lock: MakeLock<R>,
         /// One dispatcher thread for all topics.
-        dispatcher: Arc<Dispatcher<R>>,
+        dispatcher: Arc<Dispatcher>,
         _root_lock: File,
     },
 }
@@ -81,6 +78,7 @@ pub struct MessageStore<R: RawMutex + Send + Sync + 'static> {
     dir: PathBuf,
     config: StoreConfig,
     logs: Logs<R>,
+    recovery: RecoveryReport,
 }
 
 impl<R: RawMutex + Send + Sync + 'static> std::fmt::Debug for MessageStore<R> {
@@ -111,25 +109,19 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
         make_lock: impl Fn() -> R + Send + Sync + 'static,
     ) -> Result<Self, OpenError> {
         let dir = dir.as_ref().to_path_buf();
-        config.validate().map_err(OpenError::InvalidConfig)?;
+        config.validate()?;
         let fs = FileOps::new(config.fault_injector.clone());
         fs.create_dir_all(&dir)?;
         let logs = match config.layout {
             Layout::Single => {
                 if dir.join("topics").is_dir() {
-                    return Err(OpenError::InvalidConfig(format!(
-                        "{} holds a Layout::PerTopic store; open it with that layout",
-                        dir.display()
-                    )));
+                    return Err(ConfigError::LayoutMismatch { dir, found: Layout::PerTopic }.into());
                 }
                 Logs::Single(LogStore::open(&dir, &config, make_lock(), None)?)
             }
             Layout::PerTopic => {
                 if dir.join("commitlog").is_dir() {
-                    return Err(OpenError::InvalidConfig(format!(
-                        "{} holds a Layout::Single store; open it with that layout",
-                        dir.display()
-                    )));
+                    return Err(ConfigError::LayoutMismatch { dir, found: Layout::Single }.into());
                 }
                 let root_lock =
                     fs.lock_file(&dir.join("lock"))?.ok_or_else(|| OpenError::InUse { path: dir.clone() })?;
@@ -138,39 +130,71 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
                 let dispatcher = Arc::new(
                     Dispatcher::start().map_err(|e| FileError::new("start dispatcher for", &dir, e))?,
                 );
-                let mut logs = HashMap::new();
+                // Every topic's recovery is planned before any is carried out: a damaged
+                // log fails the open with every log unchanged.
+                let mut pending = Vec::new();
                 for (name, path, ft) in fs.list_dir(&root)? {
                     // Only directories that are ours: a valid topic name holding a commitlog.
                     // Opening anything else would create segments inside someone's directory.
                     if ft.is_dir() && codec::validate_topic(&name).is_ok() && path.join("commitlog").is_dir()
                     {
-                        let log = LogStore::open(&path, &config, make_lock(), Some(Arc::clone(&dispatcher)))?;
-                        logs.insert(name, Arc::new(log));
+                        pending.push((name, LogStore::<R>::plan(&path, &config)?));
                     }
+                }
+                pending.sort_by(|a, b| a.0.cmp(&b.0));
+                let (mut index, all) = (HashMap::new(), AppendOnly::default());
+                for (name, p) in pending {
+                    let log = LogStore::finish(p, &config, make_lock(), Some(Arc::clone(&dispatcher)))?;
+                    index.insert(name, all.push(Arc::new(log)));
                 }
                 Logs::PerTopic {
                     root,
-                    logs: RwLock::new(logs),
+                    index: RwLock::new(index),
+                    all,
                     make_lock: Box::new(make_lock),
                     dispatcher,
                     _root_lock: root_lock,
                 }
             }
         };
-        Ok(Self { dir, config, logs })
+        let mut recovery = RecoveryReport::default();
+        match &logs {
+            Logs::Single(l) => recovery.logs.push(l.recovery_report().clone()),
+            Logs::PerTopic { all, .. } => {
+                recovery.logs = all.to_vec().iter().map(|l| l.recovery_report().clone()).collect();
+            }
+        }
+        Ok(Self { dir, config, logs, recovery })
+    }
+
+    /// What recovery did at [`open`](Self::open): per log, whether it crashed, the durable
+    /// end, any cut (where, why, how many bytes, where they were moved) and the consume
+    /// queues rebuilt from the log (ours, after fjall's and RocksDB's recovery reports).
+    ///
+    /// # Examples
+    /// ```
+    /// use abslock_store::{Message, MessageStore, StoreConfig};
+    /// let dir = tempfile::tempdir()?;
+    /// let config = StoreConfig { segment_size: 1 << 20, ..StoreConfig::default() };
+    /// let store: MessageStore<parking_lot::RawMutex> = MessageStore::open(dir.path(), config.clone())?;
+    /// store.put_message(&Message::new("orders", b"hello".to_vec()))?;
+    /// store.close()?;
+    /// let store: MessageStore<parking_lot::RawMutex> = MessageStore::open(dir.path(), config)?;
+    /// let report = store.recovery_report();
+    /// assert!(!report.any_cut() && !report.logs[0].crashed);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn recovery_report(&self) -> &RecoveryReport {
+        &self.recovery
     }
 
     /// The log of `topic`, if it exists, borrowed for `&self`.
     fn log_of(&self, topic: &str) -> Option<&LogStore<R>> {
         match &self.logs {
             Logs::Single(l) => Some(l),
-            Logs::PerTopic { logs, .. } => {
-                let map = logs.read().unwrap_or_else(PoisonError::into_inner);
-                let p: *const LogStore<R> = Arc::as_ptr(map.get(topic)?);
-                drop(map);
-                // SAFETY: per-topic logs are never removed while the store is open and each
-                // Arc keeps its log at a fixed address, so it outlives `&self`.
-                Some(unsafe { &*p })
+            Logs::PerTopic { index, all, .. } => {
+                let i = *index.read().unwrap_or_else(PoisonError::into_inner).get(topic)?;
+                all.get(i)
             }
         }
     }
@@ -179,12 +203,12 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
         if let Some(l) = self.log_of(msg.topic()) {
             return Ok(l);
         }
-        let Logs::PerTopic { root, logs, make_lock, dispatcher, .. } = &self.logs else {
+        let Logs::PerTopic { root, index, all, make_lock, dispatcher, .. } = &self.logs else {
             return Err(PutError::Closed);
         };
         // Validate before creating a directory named after the topic.
         LogStore::<R>::validate(&self.config, msg)?;
-        let mut map = logs.write().unwrap_or_else(PoisonError::into_inner);
+        let mut map = index.write().unwrap_or_else(PoisonError::into_inner);
         if !map.contains_key(msg.topic()) {
             let dir = root.join(msg.topic());
             // A topic whose log cannot be made (disk full) leaves nothing behind: a half-made
@@ -197,15 +221,13 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
                     }
                     match e {
                         OpenError::Io(f) => PutError::SegmentCreate(f),
-                        other => PutError::SegmentCreate(FileError::new(
-                            "open topic log",
-                            &dir,
-                            std::io::Error::other(other.to_string()),
-                        )),
+                        other => {
+                            PutError::TopicLog { topic: msg.topic().to_owned(), source: Box::new(other) }
+                        }
                     }
                 },
             )?;
-            map.insert(msg.topic().to_owned(), Arc::new(log));
+            map.insert(msg.topic().to_owned(), all.push(Arc::new(log)));
         }
         drop(map);
         self.log_of(msg.topic()).ok_or(PutError::Closed)
@@ -319,10 +341,8 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
     fn each_log(&self, mut f: impl FnMut(&LogStore<R>)) {
         match &self.logs {
             Logs::Single(l) => f(l),
-            Logs::PerTopic { logs, .. } => {
-                let all: Vec<Arc<LogStore<R>>> =
-                    logs.read().unwrap_or_else(PoisonError::into_inner).values().cloned().collect();
-                for l in all {
+            Logs::PerTopic { all, .. } => {
+                for l in all.to_vec() {
                     f(&l);
                 }
             }
@@ -366,9 +386,9 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
     pub fn close(self) -> Result<(), CloseError> {
         match self.logs {
             Logs::Single(l) => l.close(),
-            Logs::PerTopic { logs, .. } => {
+            Logs::PerTopic { all, .. } => {
                 let mut first_err = None;
-                for (_, l) in logs.into_inner().unwrap_or_else(PoisonError::into_inner) {
+                for l in all.into_vec() {
                     let l = Arc::into_inner(l);
                     if let Some(l) = l
                         && let Err(e) = l.close()
@@ -439,6 +459,7 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
             st.flushed_position += log.flushed();
             st.flushes += log.flushes();
             st.rolls += log.rolls();
+            st.roll_waits += log.roll_waits();
             st.logs += 1;
         });
         st
@@ -453,7 +474,7 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
     }
 
     /// The last error of a background thread (async flush, dispatch, checkpoint), if any.
-    pub fn background_error(&self) -> Option<String> {
+    pub fn background_error(&self) -> Option<BackgroundError> {
         let mut out = None;
         self.each_log(|l| {
             if out.is_none() {

@@ -8,6 +8,18 @@
 //! consume queues, the write position and an independent scan of the files all agree, and
 //! damage to consume queues alone loses nothing.
 //!
+//! After a clean close (or a crash over a checkpoint covering the whole log), nothing
+//! acknowledged is lost: either the open succeeds and serves every message, or, when the
+//! damage reached a record, it fails with `OpenError::Damaged` naming exactly that
+//! record's offset and changes no file; reopening with `RecoveryMode::PointInTime` then
+//! keeps the exact prefix. Whatever recovery cuts, every intact record past the cut is
+//! still found, byte for byte, in the log's `cut/` directory.
+//!
+//! Half of the cases change the configuration between the two halves of the writes (write
+//! mode and flush mode; the record CRC stays on here, since damage outside the body of a
+//! record written without one is undetectable by design: `record_crc_change.rs` covers
+//! flipping it).
+//!
 //! Extends `recovery_damage.rs` (one topic and queue, commitlog damage only, "at least the
 //! records before the damage") with several topics and queues, both layouts, every file
 //! kind, crash recovery over a checkpoint, and the exact prefix.
@@ -21,7 +33,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use abslock_store::codec::{self, EncodeOptions};
-use abslock_store::{Layout, Message, MessageStore, OpenError, PutResult, StoreConfig, WriteMode};
+use abslock_store::{
+    FlushMode, Layout, Message, MessageStore, OpenError, PutResult, RecoveryMode, StoreConfig, WriteMode,
+};
 use proptest::prelude::*;
 use reliability::{body_for, files_under, scan_commitlog, xor_range};
 
@@ -62,15 +76,38 @@ fn message(id: u64) -> Message {
     Message::new(format!("t{}", id % 2), body_for(id)).queue_id(((id / 2) % 2) as u32).tags("x")
 }
 
-fn write(dir: &Path, cfg: &StoreConfig, n: u64, left: Left) -> Vec<Written> {
-    let store = Store::open(dir, cfg.clone()).unwrap();
-    let written: Vec<Written> = (0..n)
-        .map(|id| {
+/// `cfg` with the other write mode and flush mode (a configuration change between runs).
+fn changed(cfg: &StoreConfig) -> StoreConfig {
+    StoreConfig {
+        write_mode: if cfg.write_mode == WriteMode::Mmap { WriteMode::POOLED } else { WriteMode::Mmap },
+        flush: if matches!(cfg.flush, FlushMode::Sync { .. }) { FlushMode::ASYNC } else { FlushMode::SYNC },
+        ..cfg.clone()
+    }
+}
+
+fn write(dir: &Path, cfg: &StoreConfig, n: u64, left: Left, change: bool) -> Vec<Written> {
+    let put = |store: &Store, ids: std::ops::Range<u64>| -> Vec<Written> {
+        ids.map(|id| {
             let m = message(id);
             let put = store.put_message(&m).unwrap();
             Written { id, topic: m.topic().to_owned(), queue: m.get_queue_id(), put }
         })
-        .collect();
+        .collect()
+    };
+    let mut written = Vec::new();
+    let mut cfg_now = cfg.clone();
+    if change {
+        // The first half under the other configuration, closed cleanly; then reopened
+        // under `cfg` for the rest.
+        cfg_now = changed(cfg);
+        let store = Store::open(dir, cfg_now.clone()).unwrap();
+        written = put(&store, 0..n / 2);
+        store.close().unwrap();
+        cfg_now = cfg.clone();
+    }
+    let store = Store::open(dir, cfg_now).unwrap();
+    let from = written.len() as u64;
+    written.extend(put(&store, from..n));
     store.flush().unwrap();
     let mut total = 0;
     for t in ["t0", "t1"] {
@@ -137,12 +174,40 @@ struct Damage {
     mask: u8,
 }
 
-fn run(per_topic: bool, pooled: bool, n: u64, left: Left, damage: Damage) {
+/// Every intact record of `log` (one log's records) from `cut` on is in the log's `cut/`
+/// directory, at its offset, byte for byte: recovery moved it aside, never zeroed it.
+fn assert_kept_aside(root: &Path, log: &[&Written], cut: u64, damaged: (u64, u64)) {
+    let files: Vec<(u64, Vec<u8>)> = std::fs::read_dir(root.join("cut"))
+        .map(|rd| {
+            rd.flatten()
+                .filter_map(|e| {
+                    let name = e.file_name().into_string().ok()?;
+                    Some((name.get(..20)?.parse().ok()?, std::fs::read(e.path()).ok()?))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    for w in log.iter().filter(|w| w.put.physical_offset >= cut) {
+        let (p, size) = (w.put.physical_offset, u64::from(w.put.size));
+        if p < damaged.0 + damaged.1 && damaged.0 < p + size {
+            continue; // the damaged record itself
+        }
+        let found = files.iter().any(|(start, bytes)| {
+            p >= *start
+                && bytes.get((p - start) as usize..).is_some_and(|b| {
+                    matches!(codec::decode(b, Some(p)), Ok(codec::Decoded::Message(m)) if m.body() == &body_for(w.id)[..])
+                })
+        });
+        assert!(found, "record {} at {p} past the cut at {cut} was not moved aside", w.id);
+    }
+}
+
+fn run(per_topic: bool, pooled: bool, n: u64, left: Left, change: bool, damage: Damage) {
     let Damage { pick, frac, len, mask } = damage;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let cfg = config(per_topic, pooled);
-    let written = write(dir, &cfg, n, left);
+    let written = write(dir, &cfg, n, left, change);
     let files: Vec<(String, u64)> = files_under(dir)
         .into_iter()
         .filter(|(k, l)| *l > 0 && !k.ends_with("lock") && !k.ends_with("abort"))
@@ -163,13 +228,43 @@ fn run(per_topic: bool, pooled: bool, n: u64, left: Left, damage: Damage) {
         cut.insert(key, first_damaged(&log, start + at, len));
     }
 
+    // What the last checkpoint made durable, per log: the whole log after a close, the
+    // first half after a configuration change (closed), else nothing.
+    let durable = |key: &str| -> u64 {
+        let log = written.iter().filter(|w| log_key(&w.topic) == key);
+        let upto = match left {
+            Left::CrashNoCheckpoint if change => n / 2,
+            Left::CrashNoCheckpoint => 0,
+            _ => n,
+        };
+        log.filter(|w| w.id < upto).map(|w| w.put.physical_offset + u64::from(w.put.size)).max().unwrap_or(0)
+    };
+    let damaged_durable = cut.iter().any(|(k, c)| c.is_some_and(|c| c < durable(k)));
+    let before = common::snapshot(dir);
     let store = match Store::open(dir, cfg.clone()) {
-        Ok(s) => s,
-        // Truncation cannot repair everything under a trusted checkpoint; an error is fine there.
-        Err(OpenError::Corrupt { .. }) if left != Left::CrashNoCheckpoint => return,
+        Ok(s) => {
+            // An open that succeeds serves everything durable.
+            assert!(
+                !damaged_durable,
+                "damage to a durable record at {cut:?} ({victim} at {at}) was not reported"
+            );
+            s
+        }
+        Err(OpenError::Damaged { physical_offset, .. }) if damaged_durable => {
+            let expected: Vec<u64> = cut.values().flatten().copied().collect();
+            assert_eq!(
+                vec![physical_offset],
+                expected,
+                "Damaged names the first damaged record ({victim} at {at})"
+            );
+            assert!(before == common::snapshot(dir), "a failed open changed files");
+            let opt_in = StoreConfig { recovery: RecoveryMode::PointInTime, ..cfg.clone() };
+            let s = Store::open(dir, opt_in).unwrap_or_else(|e| panic!("PointInTime open failed: {e}"));
+            assert!(s.recovery_report().any_cut());
+            s
+        }
         Err(e) => panic!("open failed after damaging {victim} at {at}: {e}"),
     };
-    let exact = left == Left::CrashNoCheckpoint;
     let mut served: BTreeMap<(String, u32), u64> = BTreeMap::new();
     for t in ["t0", "t1"] {
         for q in 0..2u32 {
@@ -187,7 +282,6 @@ fn run(per_topic: bool, pooled: bool, n: u64, left: Left, damage: Damage) {
                         );
                         assert_eq!(m.physical_offset(), w.put.physical_offset);
                     }
-                    Ok(None) | Err(_) if !exact => {}
                     other => {
                         panic!("{t}/{q}/{qo} below the queue length {n_q}: {other:?} ({victim} at {at})")
                     }
@@ -206,7 +300,7 @@ fn run(per_topic: bool, pooled: bool, n: u64, left: Left, damage: Damage) {
             );
         }
     }
-    if exact {
+    {
         // The recovered log is the written log up to the first damaged record.
         for root in log_roots(dir, &cfg) {
             let key = if per_topic {
@@ -218,6 +312,9 @@ fn run(per_topic: bool, pooled: bool, n: u64, left: Left, damage: Damage) {
             let end = log.last().map_or(0, |w| w.put.physical_offset + u64::from(w.put.size));
             let expected_end = cut.get(&key).copied().flatten().unwrap_or(end);
             let kept: Vec<&&Written> = log.iter().filter(|w| w.put.physical_offset < expected_end).collect();
+            if expected_end < end {
+                assert_kept_aside(&root, &log, expected_end, (at_in_log(victim, at), len));
+            }
             let scan = scan_commitlog(&root.join("commitlog"));
             assert_eq!(scan.end, expected_end, "{key}: damaged {victim} at {at} len {len}");
             assert_eq!(scan.stale_byte_at, None);
@@ -242,6 +339,11 @@ fn run(per_topic: bool, pooled: bool, n: u64, left: Left, damage: Damage) {
     store.close().unwrap();
 }
 
+/// The physical offset of byte `at` of `victim` if it is a commitlog segment.
+fn at_in_log(victim: &str, at: u64) -> u64 {
+    victim.rsplit_once("commitlog/").and_then(|(_, name)| name.parse::<u64>().ok()).map_or(0, |s| s + at)
+}
+
 fn cases() -> u32 {
     if std::env::var_os("ABSLOCK_LONG").is_some() { 512 } else { 48 }
 }
@@ -259,11 +361,12 @@ proptest! {
         pooled in any::<bool>(),
         n in 3u64..40,
         left in left(),
+        change in any::<bool>(),
         pick in any::<usize>(),
         frac in 0.0f64..1.0,
         len in 1u64..64,
         mask in 1u8..=255,
     ) {
-        run(per_topic, pooled, n, left, Damage { pick, frac, len, mask });
+        run(per_topic, pooled, n, left, change, Damage { pick, frac, len, mask });
     }
 }

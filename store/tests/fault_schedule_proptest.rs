@@ -3,7 +3,10 @@
 //! segments and consume-queue files, failed `mmap`, failed checkpoint writes), against a
 //! model of what was acknowledged.
 //!
-//! Sync flush throughout, so every successful put is acknowledged as durable. Checked
+//! Reconfiguration steps close (or crash) and reopen with another configuration: the
+//! record CRC flipped, the write mode flipped, or the flush mode switched between sync
+//! and async. Under sync flush every successful put is acknowledged as durable; under
+//! async flush a put is acknowledged once a later `flush` or `close` succeeds. Checked
 //! after every step: no panic; nothing read is ever a message other than the one asked
 //! for (while faults are armed a read may fail, never lie). After every reopen, with the
 //! faults cleared: every acknowledged message is there, byte for byte, at its acknowledged
@@ -49,6 +52,9 @@ enum Op {
     Crash,
     /// Close (may fail under faults), reopen with faults cleared.
     Reopen,
+    /// Close (`false`) or crash (`true`), reopen with faults cleared and the configuration
+    /// changed: 0 flips the record CRC, 1 the write mode, 2 the flush mode.
+    Reconfigure(u8, bool),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -61,6 +67,7 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (0..POINTS.len()).prop_map(Op::Clear),
         1 => Just(Op::Crash),
         1 => Just(Op::Reopen),
+        2 => (0u8..3, any::<bool>()).prop_map(|(k, crash)| Op::Reconfigure(k, crash)),
     ]
 }
 
@@ -86,6 +93,31 @@ struct Acked {
     id: u64,
     queue_offset: u64,
     physical_offset: u64,
+}
+
+/// `cfg` with change `kind` (see [`Op::Reconfigure`]).
+fn reconfigured(cfg: &StoreConfig, kind: u8) -> StoreConfig {
+    let mut c = cfg.clone();
+    match kind {
+        0 => c.append_record_crc = !c.append_record_crc,
+        1 => {
+            c.write_mode = match c.write_mode {
+                WriteMode::Mmap => {
+                    WriteMode::Pooled { buffers: 2, commit_interval: Duration::from_millis(1) }
+                }
+                _ => WriteMode::Mmap,
+            }
+        }
+        _ => {
+            c.flush = match c.flush {
+                FlushMode::Sync { .. } => {
+                    FlushMode::Async { interval: Duration::from_millis(2), least_pages: 0 }
+                }
+                _ => FlushMode::Sync { timeout: Duration::from_secs(30) },
+            }
+        }
+    }
+    c
 }
 
 fn topic(t: u8) -> String {
@@ -150,14 +182,40 @@ fn check_all(store: &Store, acked: &BTreeMap<(u8, u8, u64), Acked>, attempted: &
     }
 }
 
+/// Records a successful put: acknowledged now under sync flush, pending under async.
+/// A queue offset is never handed out twice to acknowledged messages.
+fn record(
+    cfg: &StoreConfig,
+    acked: &mut BTreeMap<(u8, u8, u64), Acked>,
+    pending: &mut Vec<((u8, u8, u64), Acked)>,
+    key: (u8, u8, u64),
+    a: Acked,
+) {
+    assert!(!acked.contains_key(&key), "queue offset reused: {a:?} over {:?}", acked[&key]);
+    match cfg.flush {
+        FlushMode::Sync { .. } => {
+            acked.insert(key, a);
+        }
+        _ => pending.push((key, a)),
+    }
+}
+
+fn acknowledge(acked: &mut BTreeMap<(u8, u8, u64), Acked>, pending: &mut Vec<((u8, u8, u64), Acked)>) {
+    for (key, a) in pending.drain(..) {
+        assert!(acked.insert(key, a).is_none(), "queue offset reused: {a:?}");
+    }
+}
+
 fn run(pooled: bool, per_topic: bool, prealloc: bool, ops: Vec<Op>) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let faults = FaultInjector::default();
-    let cfg = config(&faults, pooled, per_topic, prealloc);
+    let mut cfg = config(&faults, pooled, per_topic, prealloc);
     let mut store = Some(Store::open(dir, cfg.clone()).unwrap());
     // (topic, queue, queue offset) -> acknowledged put.
     let mut acked: BTreeMap<(u8, u8, u64), Acked> = BTreeMap::new();
+    // Puts that succeeded under async flush, acknowledged by the next successful flush or close.
+    let mut pending: Vec<((u8, u8, u64), Acked)> = Vec::new();
     let mut attempted = BTreeSet::new();
     let mut counter = 0u64;
     for op in ops {
@@ -171,10 +229,7 @@ fn run(pooled: bool, per_topic: bool, prealloc: bool, ops: Vec<Op>) {
                     Ok(p) => {
                         let a =
                             Acked { id, queue_offset: p.queue_offset, physical_offset: p.physical_offset };
-                        assert!(
-                            acked.insert((t, q, p.queue_offset), a).is_none(),
-                            "queue offset reused: {a:?}"
-                        );
+                        record(&cfg, &mut acked, &mut pending, (t, q, p.queue_offset), a);
                     }
                     Err(PutError::Flush { .. } | PutError::SegmentCreate(_)) => {}
                     Err(e) => panic!("unexpected put error: {e}"),
@@ -198,7 +253,7 @@ fn run(pooled: bool, per_topic: bool, prealloc: bool, ops: Vec<Op>) {
                                 physical_offset: p.physical_offset,
                             };
                             let key = (t, (id & 0xF) as u8, p.queue_offset);
-                            assert!(acked.insert(key, a).is_none(), "queue offset reused: {a:?}");
+                            record(&cfg, &mut acked, &mut pending, key, a);
                         }
                     }
                     Err(PutError::Flush { .. } | PutError::SegmentCreate(_)) => {}
@@ -214,7 +269,10 @@ fn run(pooled: bool, per_topic: bool, prealloc: bool, ops: Vec<Op>) {
             Op::Flush => {
                 let before = s.flushed_position();
                 match s.flush() {
-                    Ok(f) => assert!(f >= before),
+                    Ok(f) => {
+                        assert!(f >= before);
+                        acknowledge(&mut acked, &mut pending);
+                    }
                     Err(_) => assert_eq!(s.flushed_position(), before),
                 }
             }
@@ -222,6 +280,7 @@ fn run(pooled: bool, per_topic: bool, prealloc: bool, ops: Vec<Op>) {
             Op::Fail(p, n) => faults.fail_times(POINTS[p], u64::from(n)),
             Op::Clear(p) => faults.clear(POINTS[p]),
             Op::Crash => {
+                pending.clear();
                 drop(store.take());
                 let s = reopen(dir, &cfg, &faults);
                 check_all(&s, &acked, &attempted);
@@ -229,7 +288,23 @@ fn run(pooled: bool, per_topic: bool, prealloc: bool, ops: Vec<Op>) {
             }
             Op::Reopen => {
                 // A failed close leaves `abort`: the reopen recovers like after a crash.
-                let _ = store.take().unwrap().close();
+                if store.take().unwrap().close().is_ok() {
+                    acknowledge(&mut acked, &mut pending);
+                }
+                pending.clear();
+                let s = reopen(dir, &cfg, &faults);
+                check_all(&s, &acked, &attempted);
+                store = Some(s);
+            }
+            Op::Reconfigure(kind, crash) => {
+                let s = store.take().unwrap();
+                if crash {
+                    drop(s);
+                } else if s.close().is_ok() {
+                    acknowledge(&mut acked, &mut pending);
+                }
+                pending.clear();
+                cfg = reconfigured(&cfg, kind);
                 let s = reopen(dir, &cfg, &faults);
                 check_all(&s, &acked, &attempted);
                 store = Some(s);

@@ -11,7 +11,7 @@ mod reliability;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use abslock_store::{FlushMode, Message, MessageStore, OpenError, PutResult, ReadError, StoreConfig};
+use abslock_store::{FlushMode, Message, MessageStore, OpenError, PutResult, StoreConfig};
 use reliability::{body_for, files_under, scan_commitlog, segment_files, write_at, xor_range};
 
 type Store = MessageStore<parking_lot::RawMutex>;
@@ -174,21 +174,20 @@ fn random_bytes_in_the_middle_of_a_segment_truncate_there() {
 }
 
 #[test]
-fn random_bytes_under_a_clean_checkpoint_are_read_errors_not_wrong_data() {
+fn random_bytes_under_a_clean_checkpoint_fail_the_open_naming_the_record() {
     let dir = tempfile::tempdir().unwrap();
     let puts = build(dir.path(), 12, true);
     let p = puts[5];
     let (path, rel) = file_at(dir.path(), p.physical_offset + 30);
     xor_range(&path, rel, 4, 0xA5);
-    let store = Store::open(dir.path(), config()).unwrap();
-    match store.get_message("t", 1, p.queue_offset) {
-        Err(ReadError::Corrupt { physical_offset, .. }) => assert_eq!(physical_offset, p.physical_offset),
-        other => panic!("expected a corrupt-record error, got {other:?}"),
+    match Store::open(dir.path(), config()) {
+        Err(OpenError::Damaged { physical_offset, .. }) => assert_eq!(physical_offset, p.physical_offset),
+        other => panic!("expected OpenError::Damaged, got {other:?}"),
     }
-    assert!(store.get_message_at(p.physical_offset).is_err());
-    for (i, q) in puts.iter().enumerate().filter(|&(i, _)| i != 5) {
-        assert_present(&store, i as u64, q);
-    }
+    // Opting in to the cut keeps the records before it.
+    let cfg = StoreConfig { recovery: abslock_store::RecoveryMode::PointInTime, ..config() };
+    let store = Store::open(dir.path(), cfg).unwrap();
+    assert_truncated_at(&store, &puts, 5);
     drop(store);
 }
 
@@ -487,9 +486,9 @@ fn all_zero_and_all_ones_segments_open_without_panic() {
 }
 
 #[test]
-fn consume_queue_entry_pointing_at_another_record_is_an_error_not_wrong_data() {
+fn consume_queue_entry_pointing_at_another_record_is_rebuilt_from_the_log() {
     let dir = tempfile::tempdir().unwrap();
-    // A clean close: the consume queues are trusted, nothing re-dispatches them.
+    // A clean close: the queues are still checked against the log at open.
     let puts = build(dir.path(), 12, true);
     let q0 = std::fs::read(cq_file(dir.path(), 0)).unwrap();
     // Queue 0's entries 1 and 2 swapped: each points at a whole record of the same queue.
@@ -499,14 +498,10 @@ fn consume_queue_entry_pointing_at_another_record_is_an_error_not_wrong_data() {
     std::fs::write(cq_file(dir.path(), 0), swapped).unwrap();
     // Queue 1's entry 0 points at queue 0's first record.
     write_at(&cq_file(dir.path(), 1), 0, &q0[..20]);
+    // Open rebuilds both queues from the log: every message is served where it belongs.
     let store = Store::open(dir.path(), config()).unwrap();
-    for (queue, qo) in [(0u32, 1u64), (0, 2), (1, 0)] {
-        match store.get_message("t", queue, qo) {
-            Err(ReadError::BadQueueEntry { queue_offset, .. }) => assert_eq!(queue_offset, qo),
-            other => panic!("asked for t/{queue}/{qo}, expected a bad-entry error, got {other:?}"),
-        }
-    }
-    for (i, p) in puts.iter().enumerate().filter(|&(i, _)| ![1, 2, 4].contains(&i)) {
+    assert_eq!(store.recovery_report().queues_rebuilt(), 2);
+    for (i, p) in puts.iter().enumerate() {
         assert_present(&store, i as u64, p);
     }
     drop(store);

@@ -1,48 +1,19 @@
 //! Encoding a [`Message`] into a CommitLog record, and patching the fields set later on the
 //! put path (RocketMQ's `MessageExtEncoder` and `CommitLog.DefaultAppendMessageCallback`).
 
-use std::net::{Ipv4Addr, SocketAddr};
-
 use super::crc::body_crc;
 use super::errors::ValidationError;
 use super::host::write_host;
 use super::layout::{
-    DEFAULT_MAX_BODY_SIZE, HostShifts, PHYSICAL_OFFSET_LEN, PHYSICAL_OFFSET_OFFSET, QUEUE_OFFSET_LEN,
-    QUEUE_OFFSET_OFFSET, RecordLayout, STORE_TIMESTAMP_LEN, SYS_FLAG_BORN_HOST_V6, SYS_FLAG_STORE_HOST_V6,
-    Version,
+    HostShifts, PHYSICAL_OFFSET_LEN, PHYSICAL_OFFSET_OFFSET, QUEUE_OFFSET_LEN, QUEUE_OFFSET_OFFSET,
+    RecordLayout, STORE_TIMESTAMP_LEN, SYS_FLAG_BORN_HOST_V6, SYS_FLAG_STORE_HOST_V6, Version,
 };
+use super::options::EncodeOptions;
 use super::properties::{
     NAME_VALUE_SEPARATOR, PROPERTY_CRC32, PROPERTY_SEPARATOR, RECORD_CRC_DIGITS, write_property,
 };
 use super::validate::validate;
 use crate::Message;
-
-/// RocketMQ's default broker listen port (`listenPort`), used in the default store host.
-pub const DEFAULT_STORE_PORT: u16 = 10911;
-
-/// How records are encoded (ours; the limits follow RocketMQ's broker config).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EncodeOptions {
-    /// The broker's address, written as every record's store host. Default `127.0.0.1:10911`.
-    pub store_host: SocketAddr,
-    /// Largest accepted body (bytes), RocketMQ's `maxMessageSize`. Default 4 MiB
-    /// ([`DEFAULT_MAX_BODY_SIZE`](super::DEFAULT_MAX_BODY_SIZE)); a body of exactly this
-    /// size is accepted.
-    pub max_body_size: usize,
-    /// Append the `__CRC32#` property that protects the whole record (RocketMQ's
-    /// `enabledAppendPropCRC`). Default `true`. Its 20 bytes count against the properties limit.
-    pub append_record_crc: bool,
-}
-
-impl Default for EncodeOptions {
-    fn default() -> Self {
-        EncodeOptions {
-            store_host: SocketAddr::new(Ipv4Addr::LOCALHOST.into(), DEFAULT_STORE_PORT),
-            max_body_size: DEFAULT_MAX_BODY_SIZE,
-            append_record_crc: true,
-        }
-    }
-}
 
 /// Validates `msg` (see [`validate`]), then clears `out` and writes its whole record there.
 ///

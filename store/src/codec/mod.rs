@@ -45,6 +45,7 @@ mod encode;
 mod errors;
 mod host;
 pub mod layout;
+mod options;
 mod properties;
 mod stored_message;
 mod tag_hash;
@@ -58,8 +59,7 @@ pub use cq_entry::{
 pub use crc::{CRC_MASK, body_crc, seal_record_crc, seal_record_crc_parts};
 pub use decode::{DecodeOptions, Decoded, RecordCrcCheck, decode, decode_with};
 pub use encode::{
-    DEFAULT_STORE_PORT, EncodeOptions, encode_into, encode_parts_into, set_physical_offset, set_queue_offset,
-    set_store_timestamp,
+    encode_into, encode_parts_into, set_physical_offset, set_queue_offset, set_store_timestamp,
 };
 pub use errors::{DecodeError, PropertyPart, ValidationError};
 pub use layout::{
@@ -67,6 +67,7 @@ pub use layout::{
     RecordLayout, SYS_FLAG_BORN_HOST_V6, SYS_FLAG_STORE_HOST_V6, TOPIC_MAX_LEN, TOPIC_MAX_LEN_V1,
     V1_IPV4_OVERHEAD, Version,
 };
+pub use options::{DEFAULT_STORE_PORT, EncodeOptions};
 pub use properties::{
     NAME_VALUE_SEPARATOR, PROPERTY_CRC32, PROPERTY_KEYS, PROPERTY_SEPARATOR, PROPERTY_TAGS, Properties,
     RECORD_CRC_DIGITS, RECORD_CRC_PROPERTY_LEN,

@@ -1,9 +1,9 @@
 //! The limits a message must meet before it is encoded (RocketMQ's `TopicValidator` and
 //! the broker's size checks in `MessageExtEncoder`).
 
-use super::encode::EncodeOptions;
 use super::errors::{PropertyPart, ValidationError};
 use super::layout::{PROPERTIES_MAX_LEN, RECORD_MAX_LEN, TOPIC_MAX_LEN, Version, record_len};
+use super::options::EncodeOptions;
 use super::properties::{
     self, NAME_VALUE_SEPARATOR, PROPERTY_CRC32, PROPERTY_SEPARATOR, RECORD_CRC_PROPERTY_LEN,
 };

@@ -1,8 +1,8 @@
 //! Test-only fault injection for the file-operation seam (ours, after redb's crash-consistency backend).
 
 use std::io;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 /// A file operation of the store that a test can make fail.
 ///
@@ -24,9 +24,12 @@ pub enum FaultPoint {
     CheckpointWrite,
     /// Mapping a file with `mmap`.
     Map,
+    /// Warming a fresh segment on the preallocation thread (never fails; a test can
+    /// [`hold`](FaultInjector::hold) the thread there).
+    SegmentWarm,
 }
 
-const POINTS: usize = 6;
+const POINTS: usize = 7;
 
 fn slot(point: FaultPoint) -> usize {
     match point {
@@ -36,6 +39,7 @@ fn slot(point: FaultPoint) -> usize {
         FaultPoint::PooledWrite => 3,
         FaultPoint::CheckpointWrite => 4,
         FaultPoint::Map => 5,
+        FaultPoint::SegmentWarm => 6,
     }
 }
 
@@ -48,6 +52,19 @@ struct Counters {
     remaining: [AtomicU64; POINTS],
     /// Failures injected so far per point.
     injected: [AtomicU64; POINTS],
+    /// Whether any gate is armed (spares the mutex on every file operation otherwise).
+    any_gate: AtomicBool,
+    gates: Mutex<Gates>,
+    gate_cv: Condvar,
+}
+
+/// Gates: a point held from its `n`-th pass on makes the threads passing it wait.
+#[derive(Debug, Default)]
+struct Gates {
+    /// Passes still let through before the gate closes, per held point.
+    held: [Option<u64>; POINTS],
+    /// Threads waiting at each point.
+    waiting: [u64; POINTS],
 }
 
 /// A handle that makes chosen file operations of a store fail, for tests.
@@ -91,6 +108,56 @@ impl FaultInjector {
     /// How many failures were injected at `point` so far.
     pub fn injected(&self, point: FaultPoint) -> u64 {
         self.counters.injected[slot(point)].load(Ordering::SeqCst)
+    }
+
+    fn gates(&self) -> MutexGuard<'_, Gates> {
+        self.counters.gates.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Holds `point`: the `nth` (from 1) and every later thread passing it from now on
+    /// waits there until [`release`](Self::release). For deterministic tests of what the
+    /// store does while one of its threads is stuck (a slow disk, a preallocator behind).
+    pub fn hold(&self, point: FaultPoint, nth: u64) {
+        self.gates().held[slot(point)] = Some(nth.max(1) - 1);
+        self.counters.any_gate.store(true, Ordering::SeqCst);
+    }
+
+    /// Opens the gate at `point`; waiting threads go on.
+    pub fn release(&self, point: FaultPoint) {
+        self.gates().held[slot(point)] = None;
+        self.counters.gate_cv.notify_all();
+    }
+
+    /// Blocks until at least one thread waits at the held `point`.
+    pub fn wait_until_held(&self, point: FaultPoint) {
+        let mut g = self.gates();
+        while g.waiting[slot(point)] == 0 {
+            g = self.counters.gate_cv.wait(g).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    /// Passes `point`: waits while it is held (see [`hold`](Self::hold)). Called by the
+    /// store at each fault point; a no-op unless a gate is armed.
+    pub fn pass(&self, point: FaultPoint) {
+        if !self.counters.any_gate.load(Ordering::SeqCst) {
+            return;
+        }
+        let i = slot(point);
+        let mut g = self.gates();
+        match g.held[i] {
+            Some(0) => {}
+            Some(n) => {
+                g.held[i] = Some(n - 1);
+                return;
+            }
+            None => return,
+        }
+        g.waiting[i] += 1;
+        self.counters.gate_cv.notify_all();
+        while g.held[i] == Some(0) {
+            g = self.counters.gate_cv.wait(g).unwrap_or_else(PoisonError::into_inner);
+        }
+        g.waiting[i] -= 1;
     }
 
     /// Returns the injected error if `point` is set to fail now, else `Ok(())`.

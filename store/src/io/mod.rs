@@ -45,7 +45,13 @@ impl FileOps {
     }
 
     fn check(&self, point: FaultPoint, op: &'static str, path: &Path) -> FsResult<()> {
+        self.faults.pass(point);
         self.faults.check(point).map_err(|e| err(op, path, e))
+    }
+
+    /// Passes a fault point that never fails (a test may hold a thread there).
+    pub(crate) fn pass(&self, point: FaultPoint) {
+        self.faults.pass(point);
     }
 
     pub(crate) fn create_dir_all(&self, path: &Path) -> FsResult<()> {
@@ -135,9 +141,22 @@ impl FileOps {
     /// Writes a small file atomically: temporary file, `fsync`, rename, `fsync` of the
     /// directory. Used for the checkpoint.
     pub(crate) fn write_file_atomic(&self, path: &Path, bytes: &[u8]) -> FsResult<()> {
+        self.write_file_durable(path, bytes, Some(FaultPoint::CheckpointWrite))
+    }
+
+    /// As [`write_file_atomic`](Self::write_file_atomic), asking `point` (if any) first.
+    /// Recovery writes the bytes it cuts and the `record_crc` file with it.
+    pub(crate) fn write_file_durable(
+        &self,
+        path: &Path,
+        bytes: &[u8],
+        point: Option<FaultPoint>,
+    ) -> FsResult<()> {
         let tmp = tmp_path(path);
         let result = (|| {
-            self.check(FaultPoint::CheckpointWrite, "write", path)?;
+            if let Some(point) = point {
+                self.check(point, "write", path)?;
+            }
             let mut f = File::create(&tmp).map_err(|e| err("create", &tmp, e))?;
             f.write_all(bytes).map_err(|e| err("write", &tmp, e))?;
             f.sync_all().map_err(|e| err("fsync", &tmp, e))?;
@@ -166,6 +185,15 @@ impl FileOps {
     pub(crate) fn create_marker(&self, path: &Path) -> FsResult<()> {
         File::create(path).map_err(|e| err("create", path, e))?;
         if let Some(dir) = path.parent() {
+            self.sync_dir(dir)?;
+        }
+        Ok(())
+    }
+
+    /// Renames `from` to `to` and makes both directories durable.
+    pub(crate) fn rename(&self, from: &Path, to: &Path) -> FsResult<()> {
+        fs::rename(from, to).map_err(|e| err("move", from, e))?;
+        for dir in [from.parent(), to.parent()].into_iter().flatten() {
             self.sync_dir(dir)?;
         }
         Ok(())

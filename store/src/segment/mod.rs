@@ -65,14 +65,14 @@ impl std::fmt::Debug for Segment {
 }
 
 impl Segment {
-    /// Creates `dir/{start:020}` with `size` bytes reserved, maps it, optionally warms it and
-    /// borrows a pooled write buffer.
+    /// Creates `dir/{start:020}` with `size` bytes reserved, maps it and borrows a pooled
+    /// write buffer. Warming is separate ([`warm_up`](Self::warm_up)), so a segment can be
+    /// handed out before it is warm.
     pub(crate) fn create(
         fs: &FileOps,
         dir: &Path,
         start: u64,
         size: u64,
-        warm: WarmUp,
         pool: Option<&BufferPool>,
     ) -> FsResult<Segment> {
         let path = dir.join(file_name(start));
@@ -84,9 +84,6 @@ impl Segment {
                 return Err(e);
             }
         };
-        if warm.enabled {
-            warm_up(&map, warm.mlock);
-        }
         let buffer = pool.and_then(BufferPool::borrow);
         Ok(Self::assemble(start, size, path, file, map, buffer))
     }
@@ -155,6 +152,19 @@ impl Segment {
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), self.write_ptr.add(rel), data.len()) }
     }
 
+    /// Ends the segment at `rel` with the blank record ([`codec::write_blank`](crate::codec::write_blank)):
+    /// `[rel, size)` holds no record.
+    ///
+    /// # Safety
+    /// As [`write`](Self::write) for the range `[rel, size)`, and `size - rel >= 8`.
+    pub(crate) unsafe fn write_blank(&self, rel: usize) {
+        let len = self.size as usize - rel;
+        // SAFETY: `[rel, size)` lies inside the write target, which is valid for `size`
+        // bytes; the caller holds the put lock and no reader reads above the write position.
+        let space = unsafe { std::slice::from_raw_parts_mut(self.write_ptr.add(rel), len) };
+        crate::codec::write_blank(space);
+    }
+
     /// Address the critical section writes offset `rel` to (a prefetch hint only).
     #[inline]
     pub(crate) fn write_addr(&self, rel: usize) -> usize {
@@ -212,20 +222,20 @@ impl Segment {
     }
 }
 
-/// Touches every page (a write of zero into a fresh, all-zero file), `madvise(WILLNEED)`,
-/// optionally `mlock`. Only for fresh segments: it overwrites byte 0 of every page.
-fn warm_up(map: &MmapRaw, lock: bool) {
-    let ptr = map.as_mut_ptr();
-    let mut at = 0;
-    while at < map.len() {
-        // SAFETY: `at < len`, inside the mapping; the segment is fresh (all zeros) and not yet
-        // visible to any other thread.
-        unsafe { std::ptr::write_volatile(ptr.add(at), 0) };
-        at += PAGE_SIZE as usize;
-    }
-    // Advice and mlock are hints: failure costs page faults, not correctness.
-    let _ = map.advise(Advice::WillNeed);
-    if lock {
-        let _ = map.lock();
+impl Segment {
+    /// Prefaults every page of the mapping writable (`madvise(MADV_POPULATE_WRITE)`, Linux
+    /// 5.14+; else `MADV_WILLNEED`), optionally `mlock`s it (RocketMQ's
+    /// `warmMappedFile` writes a zero into every page instead). The kernel does the work
+    /// without reading or writing a byte of the data, so it is safe while the put path
+    /// already writes the segment: a roll never has to wait for warming to finish.
+    pub(crate) fn warm_up(&self, fs: &FileOps, warm: WarmUp) {
+        fs.pass(FaultPoint::SegmentWarm);
+        // Advice and mlock are hints: failure costs page faults, not correctness.
+        if self.map.advise(Advice::PopulateWrite).is_err() {
+            let _ = self.map.advise(Advice::WillNeed);
+        }
+        if warm.mlock {
+            let _ = self.map.lock();
+        }
     }
 }
