@@ -141,6 +141,12 @@ pub enum ConfigError {
     /// `topic_queue_stripes` is 0.
     #[error("topic_queue_stripes must be at least 1")]
     NoTopicQueueStripes,
+    /// A standalone log's [`WarmSegments`](crate::WarmSegments) asked for no segment.
+    #[error("WarmSegments needs at least one segment")]
+    NoWarmSegments,
+    /// A standalone log's segment size is 0 or not a multiple of the 4 KiB page.
+    #[error("segment_size {0} is not a positive multiple of 4096 bytes")]
+    SegmentNotPageMultiple(u64),
     /// `WriteMode::Pooled` with no buffer.
     #[error("WriteMode::Pooled needs at least one buffer")]
     NoPoolBuffers,

@@ -4,14 +4,14 @@
 //! the real append and the real roll, with nothing else running.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, PoisonError};
+use std::sync::Arc;
 
 use lock_api::RawMutex;
 
 use super::{BLANK_LEN, CommitLog, LogMode, RecordParts, now_ms};
 use crate::codec::{self, EncodeOptions, RecordLayout, ValidationError};
 use crate::config::{PAGE_SIZE, WarmUp};
-use crate::error::{FileError, OpenError, PutError};
+use crate::error::{ConfigError, FileError, OpenError, PutError};
 use crate::io::FileOps;
 use crate::message::Message;
 use crate::segment::{Preallocator, Segment};
@@ -44,12 +44,10 @@ impl WarmSegments {
     /// (missing directory, no space).
     pub fn create(dir: &Path, segment_size: u64, count: usize) -> Result<Self, OpenError> {
         if count == 0 {
-            return Err(OpenError::InvalidConfig("WarmSegments: count must be at least 1".into()));
+            return Err(OpenError::InvalidConfig(ConfigError::NoWarmSegments));
         }
         if segment_size == 0 || !segment_size.is_multiple_of(PAGE_SIZE) {
-            return Err(OpenError::InvalidConfig(format!(
-                "WarmSegments: segment_size {segment_size} is not a positive multiple of {PAGE_SIZE}"
-            )));
+            return Err(OpenError::InvalidConfig(ConfigError::SegmentNotPageMultiple(segment_size)));
         }
         let mut me = WarmSegments {
             fs: FileOps::default(),
@@ -69,7 +67,8 @@ impl WarmSegments {
         let warm = WarmUp { enabled: true, mlock: false };
         while self.segments.len() < count {
             let start = self.segments.len() as u64 * self.segment_size;
-            let seg = Segment::create(&self.fs, &self.dir, start, self.segment_size, warm, None)?;
+            let seg = Segment::create(&self.fs, &self.dir, start, self.segment_size, None)?;
+            seg.warm_up(&self.fs, warm);
             self.segments.push(seg);
         }
         Ok(())
@@ -158,12 +157,12 @@ impl<R: RawMutex> CommitLog<R> {
 
     /// Ends the log and gives its segments back (those it rolled into and those still
     /// ready), for the next [`over_warm_segments`](Self::over_warm_segments).
-    pub fn into_warm_segments(self) -> WarmSegments {
+    pub fn into_warm_segments(mut self) -> WarmSegments {
         drop(self.put.lock().current.take());
-        let listed = std::mem::take(&mut *self.segments.write().unwrap_or_else(PoisonError::into_inner));
+        let listed = std::mem::take(&mut self.segments).into_vec();
         // `self` is consumed and `segment_at` borrows from it, so no other Arc is alive.
         let mut segments: Vec<Segment> = listed.into_iter().filter_map(|s| Arc::try_unwrap(s).ok()).collect();
-        segments.extend(self.prealloc.take_ready());
+        segments.extend(self.prealloc.drain_ready());
         segments.sort_by_key(Segment::start);
         WarmSegments { fs: self.fs.clone(), dir: self.dir.clone(), segment_size: self.segment_size, segments }
     }

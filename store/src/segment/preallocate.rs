@@ -198,14 +198,14 @@ impl Preallocator {
     /// contiguous: each starts where the previous ready one ends.
     pub(crate) fn stock(&self, segments: impl IntoIterator<Item = Segment>) {
         let mut st = self.shared.lock();
-        st.ready.extend(segments);
+        st.ready.extend(segments.into_iter().map(Arc::new));
         self.shared.cv.notify_all();
     }
 
     /// Takes the ready segments out of the queue (a standalone log gives them back).
-    pub(crate) fn take_ready(&self) -> Vec<Segment> {
+    pub(crate) fn drain_ready(&self) -> Vec<Segment> {
         let mut st = self.shared.lock();
-        st.ready.drain(..).collect()
+        st.ready.drain(..).filter_map(|s| Arc::try_unwrap(s).ok()).collect()
     }
 
     /// Stops the thread and drops the prepared segments (their files stay, all zeros, and
