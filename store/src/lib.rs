@@ -36,6 +36,7 @@
 
 pub mod codec;
 mod message;
+pub mod put_path;
 
 mod append_only;
 mod checkpoint;
