@@ -13,6 +13,8 @@ use crate::append_only::AppendOnly;
 use crate::codec::{self, RecordLayout};
 use crate::error::{FlushError, PutError};
 use crate::io::{FileOps, FsResult};
+use crate::put_executor::{AppendOutcome, AppendRequest};
+use crate::put_path::Job;
 use crate::segment::{BufferPool, Preallocator, Segment};
 
 mod standalone;
@@ -277,6 +279,37 @@ impl<R: RawMutex> CommitLog<R> {
         self.write_pos.store(pos + len, Ordering::Release);
         self.next_write_addr.store(next_addr, Ordering::Relaxed);
         Ok(Appended { physical_offset: pos, store_timestamp: now })
+    }
+
+    /// The put-message critical section for a delegated pass (sequencer writer or flat
+    /// combiner): many puts' record groups, each contiguous, in order. When the whole pass
+    /// fits the current segment it runs under one lock acquisition with one fit check;
+    /// otherwise each group is appended on its own ([`append`](Self::append): its own fit
+    /// check, roll and error), so a failed roll fails the groups it stops and no other.
+    pub(crate) fn append_jobs(&self, jobs: &mut [Job<AppendRequest, AppendOutcome>]) {
+        let mut total = 0;
+        for j in jobs.iter_mut() {
+            // SAFETY: the executor calling us holds these requests until it completes them.
+            total += unsafe { j.input.records() }.iter().map(|r| r.len() as u64).sum::<u64>();
+        }
+        {
+            let mut st = self.put.lock();
+            if st.current.as_ref().is_some_and(|seg| seg.end() - st.write_pos >= total + BLANK_LEN) {
+                for j in jobs.iter_mut() {
+                    let clock_ms = j.input.clock_ms;
+                    // SAFETY: as above.
+                    let records = unsafe { j.input.records() };
+                    let len = records.iter().map(|r| r.len() as u64).sum();
+                    j.output = Some(self.copy_in(&mut st, records, len, clock_ms));
+                }
+                return;
+            }
+        }
+        for j in jobs.iter_mut() {
+            let clock_ms = j.input.clock_ms;
+            // SAFETY: as above.
+            j.output = Some(self.append(unsafe { j.input.records() }, clock_ms));
+        }
     }
 
     /// Prefetches the cache lines the next record of `len` bytes will most likely be

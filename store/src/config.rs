@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use crate::codec::{DEFAULT_STORE_PORT, EncodeOptions};
 use crate::error::ConfigError;
+pub use crate::put_path::SequencerConfig;
+
 use crate::io::fault::FaultInjector;
 
 /// 1 GiB: RocketMQ's default `mappedFileSizeCommitLog`.
@@ -140,6 +142,28 @@ pub enum RecoveryMode {
     PointInTime,
 }
 
+/// Who runs the put-message critical section: every put under the lock, or one thread
+/// for many puts (ours; the trade-offs and figures are in `docs/delegation.md`). Every
+/// path gives the same API and guarantees: per-(topic, queue id) order, contiguous
+/// batches, segment rolls, flush, group commit and recovery as under the lock, and each
+/// put's error to that put only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum PutPath {
+    /// Each put takes the put-message lock `R` of `MessageStore<R>` and appends its own
+    /// record (RocketMQ's `putMessageLock`).
+    #[default]
+    Lock,
+    /// One writer thread owns the log's tail; puts hand their encoded records through a
+    /// bounded queue and wait for their physical offsets (rocketmq-rust's design). The lock
+    /// `R` is then taken by the writer only, once per batch.
+    Sequencer(SequencerConfig),
+    /// Flat combining (Hendler, Incze, Shavit, Tzafrir, SPAA 2010): a put publishes its
+    /// encoded record in a slot; the put that takes the combiner lock appends every
+    /// published record in one pass. The lock `R` is then taken by the combiner only.
+    Combining,
+}
+
 /// Configuration of a [`MessageStore`](crate::MessageStore).
 ///
 /// Build with struct update syntax over [`StoreConfig::default`].
@@ -197,6 +221,9 @@ pub struct StoreConfig {
     /// Stripes of the topic-queue lock that assigns queue offsets (ours; RocketMQ's
     /// `TopicQueueLock` uses 32).
     pub topic_queue_stripes: usize,
+    /// Who runs the put-message critical section (ours; `docs/delegation.md`). Default
+    /// [`PutPath::Lock`], RocketMQ's path.
+    pub put_path: PutPath,
     /// Test hook: injects file-operation failures. Default injects nothing.
     #[doc(hidden)]
     pub fault_injector: FaultInjector,
@@ -219,6 +246,7 @@ impl Default for StoreConfig {
             consume_queue_entries: DEFAULT_CONSUME_QUEUE_ENTRIES,
             checkpoint_interval: Duration::from_secs(1),
             topic_queue_stripes: 32,
+            put_path: PutPath::Lock,
             fault_injector: FaultInjector::default(),
         }
     }
@@ -250,6 +278,11 @@ impl StoreConfig {
         }
         if self.topic_queue_stripes == 0 {
             return Err(ConfigError::NoTopicQueueStripes);
+        }
+        if let PutPath::Sequencer(q) = self.put_path
+            && (q.queue_capacity == 0 || q.max_batch == 0)
+        {
+            return Err(ConfigError::EmptySequencer);
         }
         if let WriteMode::Pooled { buffers, .. } = self.write_mode
             && buffers == 0

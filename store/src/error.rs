@@ -150,6 +150,9 @@ pub enum ConfigError {
     /// `WriteMode::Pooled` with no buffer.
     #[error("WriteMode::Pooled needs at least one buffer")]
     NoPoolBuffers,
+    /// `PutPath::Sequencer` with a queue capacity or batch size of 0.
+    #[error("PutPath::Sequencer needs queue_capacity and max_batch of at least 1")]
+    EmptySequencer,
     /// The directory holds a store of the other [`Layout`](crate::Layout).
     #[error("{} holds a Layout::{found:?} store; open it with that layout", dir.display())]
     LayoutMismatch {
@@ -247,6 +250,12 @@ pub enum PutError {
     /// The store is closing.
     #[error("store is closed; open it again to write")]
     Closed,
+    /// The delegated put path ([`PutPath::Sequencer`](crate::PutPath::Sequencer),
+    /// [`PutPath::Combining`](crate::PutPath::Combining)) panicked while appending this put's
+    /// records: a bug, never caused by input. The record may or may not be in the log; it is
+    /// not acknowledged.
+    #[error("the put path panicked while appending this message; it is not acknowledged")]
+    PutPathPanicked,
 }
 
 /// A read failed.

@@ -49,6 +49,7 @@ mod error;
 mod flush;
 mod io;
 mod log_store;
+mod put_executor;
 mod put_result;
 mod recovery;
 mod recovery_report;
@@ -61,7 +62,8 @@ pub use commitlog::{CommitLog, EncodedRecord, WarmSegments};
 pub use config::{
     DEFAULT_COMMIT_INTERVAL, DEFAULT_CONSUME_QUEUE_ENTRIES, DEFAULT_FLUSH_INTERVAL,
     DEFAULT_FLUSH_LEAST_PAGES, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_POOL_BUFFERS, DEFAULT_PREALLOCATE_AHEAD,
-    DEFAULT_SEGMENT_SIZE, DEFAULT_SYNC_FLUSH_TIMEOUT, FlushMode, Layout, PAGE_SIZE, RecoveryMode,
+    DEFAULT_SEGMENT_SIZE, DEFAULT_SYNC_FLUSH_TIMEOUT, FlushMode, Layout, PAGE_SIZE, PutPath, RecoveryMode,
+    SequencerConfig,
     StoreConfig, WarmUp, WriteMode,
 };
 pub use error::{

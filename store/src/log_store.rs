@@ -26,6 +26,7 @@ use crate::error::{
 use crate::flush::{GroupCommit, Stop};
 use crate::io::FileOps;
 use crate::message::Message;
+use crate::put_executor::PutExecutor;
 use crate::put_result::PutResult;
 use crate::recovery::{CUT_DIR, Recovered, RecoveryInput, RecoveryPlan, apply_recovery, plan_recovery};
 use crate::recovery_report::LogRecovery;
@@ -98,7 +99,7 @@ struct Shared<R: RawMutex> {
     dir: PathBuf,
     config: StoreConfig,
     opts: EncodeOptions,
-    log: CommitLog<R>,
+    log: Arc<CommitLog<R>>,
     cqs: ConsumeQueues,
     table: TopicQueueTable,
     /// Next commitlog offset to dispatch into consume queues. Padded: the dispatcher locks
@@ -257,6 +258,8 @@ impl LogFiles {
 /// One log and everything around it.
 pub(crate) struct LogStore<R: RawMutex + Send + Sync + 'static> {
     shared: Arc<Shared<R>>,
+    /// Who runs the put-message critical section.
+    put_path: PutExecutor<R>,
     threads: Vec<JoinHandle<()>>,
     dispatcher: Arc<Dispatcher>,
     report: LogRecovery,
@@ -334,10 +337,12 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
                 Arc::new(Dispatcher::start().map_err(|e| FileError::new("start dispatcher for", dir, e))?)
             }
         };
+        let put_path = PutExecutor::start(config.put_path, &shared.log)
+            .map_err(|e| FileError::new("start put path for", dir, e))?;
         let threads =
             spawn_services(&shared).map_err(|e| FileError::new("start flush thread for", dir, e))?;
         dispatcher.register(Arc::clone(&shared) as Arc<dyn DispatchTarget>);
-        Ok(LogStore { shared, threads, dispatcher, report, _dir_lock: dir_lock })
+        Ok(LogStore { shared, put_path, threads, dispatcher, report, _dir_lock: dir_lock })
     }
 
     /// Builds the log and the state its threads share over the recovered segments.
@@ -382,7 +387,7 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
             dir: dir.to_path_buf(),
             config: config.clone(),
             opts: config.encode_options(),
-            log,
+            log: Arc::new(log),
             cqs,
             table: TopicQueueTable::new(config.topic_queue_stripes),
             reput: CachePadded::new(Mutex::new(first)),
@@ -436,7 +441,7 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
             codec::set_queue_offset(buf, &layout, queue_offset);
             codec::seal_record_crc_parts(buf, &layout);
             let mut record = [RecordParts { parts: buf, layout, body: msg.body() }];
-            let appended = s.log.append(&mut record, now_ms())?;
+            let appended = self.put_path.append(&s.log, &mut record, now_ms())?;
             *slot = queue_offset + 1;
             drop(stripe);
             let size = layout.total_size as u32;
@@ -505,7 +510,7 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
                     codec::seal_record_crc_parts(parts, &rec.layout);
                     records.push(RecordParts { parts, layout: rec.layout, body: m.body() });
                 }
-                let appended = s.log.append(&mut records, now_ms())?;
+                let appended = self.put_path.append(&s.log, &mut records, now_ms())?;
                 for (i, m) in msgs.iter().enumerate() {
                     guards[guard_of(i)].set(hashes[i], m.topic(), m.get_queue_id(), queue_offsets[i] + 1);
                 }
@@ -637,6 +642,7 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
     }
 
     fn stop_threads(&mut self) {
+        self.put_path.close();
         let s = &self.shared;
         self.dispatcher.unregister(s);
         s.stop.stop();
