@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use abslock_store::{FlushMode, Layout, Message, MessageStore, StoreConfig, WriteMode};
+use abslock_store::{FlushMode, Layout, Message, MessageStore, PutPath, SequencerConfig, StoreConfig, WriteMode};
 use reliability::{Rng, Scan, body_for, id_if_intact, scan_commitlog, segment_files, spawn_self};
 
 /// The crash loop runs under the adaptive lock (the other fault tests use `parking_lot`), so at least
@@ -56,7 +56,17 @@ struct Case {
     /// Pick flush and write mode at random for each cycle (the store is reopened in
     /// another mode after each crash).
     mixed: bool,
+    /// Index into [`PUT_PATHS`]: every case rotates the put path by cycle, so each path
+    /// is crashed and recovered (and recovery reopens under another path) at no extra cost.
+    put_path: usize,
 }
+
+/// The put paths the crash loop rotates through, and their names in the child's mode string.
+const PUT_PATHS: [(&str, PutPath); 3] = [
+    ("lock", PutPath::Lock),
+    ("sequencer", PutPath::Sequencer(SequencerConfig { queue_capacity: 4, max_batch: 8 })),
+    ("combining", PutPath::Combining),
+];
 
 impl Case {
     fn config(&self) -> StoreConfig {
@@ -77,15 +87,17 @@ impl Case {
             layout: if self.per_topic { Layout::PerTopic } else { Layout::Single },
             // Checkpoints land mid-cycle, so recovery also starts from a checkpoint.
             checkpoint_interval: Duration::from_millis(20),
+            put_path: PUT_PATHS[self.put_path].1,
             ..StoreConfig::default()
         }
     }
 
     fn mode(&self) -> String {
         format!(
-            "{} {}",
+            "{} {} {}",
             if self.sync { "sync" } else { "async" },
-            if self.pooled { "pooled" } else { "mmap" }
+            if self.pooled { "pooled" } else { "mmap" },
+            PUT_PATHS[self.put_path].0,
         )
     }
 
@@ -93,6 +105,7 @@ impl Case {
         Case {
             sync: mode.contains("sync") && !mode.contains("async"),
             pooled: mode.contains("pooled"),
+            put_path: PUT_PATHS.iter().position(|(name, _)| mode.ends_with(name)).unwrap_or(0),
             ..self
         }
     }
@@ -411,6 +424,7 @@ fn crash_loop(case: Case) {
         } else {
             whole
         };
+        let case = Case { put_path: (cycle % PUT_PATHS.len() as u64) as usize, ..case };
         let target = if rng.range(0, 9) == 0 { 0 } else { rng.range(1, case.max_acks()) };
         let out = run_child(case, dir, cycle, target);
         totals.killed_during_open += u64::from(!out.opened);
@@ -487,6 +501,7 @@ fn crash_loop_sync_mmap_single() {
         pooled: false,
         per_topic: false,
         mixed: false,
+        put_path: 0,
     });
 }
 
@@ -498,6 +513,7 @@ fn crash_loop_sync_pooled_single() {
         pooled: true,
         per_topic: false,
         mixed: false,
+        put_path: 0,
     });
 }
 
@@ -509,6 +525,7 @@ fn crash_loop_sync_mmap_per_topic() {
         pooled: false,
         per_topic: true,
         mixed: false,
+        put_path: 0,
     });
 }
 
@@ -520,6 +537,7 @@ fn crash_loop_sync_pooled_per_topic() {
         pooled: true,
         per_topic: true,
         mixed: false,
+        put_path: 0,
     });
 }
 
@@ -531,6 +549,7 @@ fn crash_loop_async_mmap_single() {
         pooled: false,
         per_topic: false,
         mixed: false,
+        put_path: 0,
     });
 }
 
@@ -542,6 +561,7 @@ fn crash_loop_async_pooled_per_topic() {
         pooled: true,
         per_topic: true,
         mixed: false,
+        put_path: 0,
     });
 }
 
@@ -553,6 +573,7 @@ fn crash_loop_mixed_modes_single() {
         pooled: false,
         per_topic: false,
         mixed: true,
+        put_path: 0,
     };
     crash_loop(case);
 }
