@@ -55,24 +55,30 @@ fn cell(parent: &std::path::Path, put_path: PutPath, threads: usize, size: usize
     };
     let store: MessageStore<parking_lot::RawMutex> = MessageStore::open(dir.path(), config).expect("open");
     let msgs = (BYTES_PER_CELL / size).min(MAX_MSGS) / threads * threads;
-    let barrier = Barrier::new(threads + 1);
-    let (elapsed, cpu) = std::thread::scope(|s| {
-        for t in 0..threads {
-            let (store, barrier) = (&store, &barrier);
-            s.spawn(move || {
-                let msg = Message::new("bench", vec![t as u8; size]).queue_id(t as u32);
-                barrier.wait();
-                for _ in 0..msgs / threads {
-                    store.put_message(&msg).expect("put");
-                }
-                barrier.wait();
-            });
-        }
-        barrier.wait();
-        let (t0, c0) = (Instant::now(), cpu_seconds());
-        barrier.wait();
-        (t0.elapsed().as_secs_f64(), cpu_seconds() - c0)
+    let barrier = Barrier::new(threads);
+    // Each worker times itself: a timer thread could be descheduled past the whole cell.
+    let c0 = cpu_seconds();
+    let spans: Vec<(Instant, Instant)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|t| {
+                let (store, barrier) = (&store, &barrier);
+                s.spawn(move || {
+                    let msg = Message::new("bench", vec![t as u8; size]).queue_id(t as u32);
+                    barrier.wait();
+                    let start = Instant::now();
+                    for _ in 0..msgs / threads {
+                        store.put_message(&msg).expect("put");
+                    }
+                    (start, Instant::now())
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().expect("worker")).collect()
     });
+    let cpu = cpu_seconds() - c0;
+    let first = spans.iter().map(|s| s.0).min().expect("a worker");
+    let last = spans.iter().map(|s| s.1).max().expect("a worker");
+    let elapsed = (last - first).as_secs_f64();
     store.close().expect("close");
     (msgs as f64 / elapsed, cpu * 1e9 / msgs as f64)
 }

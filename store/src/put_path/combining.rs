@@ -2,8 +2,10 @@
 //! Shavit, Tzafrir, "Flat Combining and the Synchronization-Parallelism Tradeoff",
 //! SPAA 2010).
 //!
-//! A put claims a slot (its own in practice: each thread starts at its own index), writes its
-//! request there and sets the slot's bit in one `pending` word. It then waits on its slot;
+//! A put that finds the combiner lock free takes it and applies its own request directly,
+//! with whatever others have published (the uncontended fast path). Otherwise it claims a
+//! slot (its own in practice: each thread starts at its own index), writes its request there
+//! and sets the slot's bit in one `pending` word. It then waits on its slot;
 //! while the combiner lock is free it takes it and becomes the combiner: it swaps `pending`
 //! to zero, applies every request whose bit was set in one [`Apply::apply`] call, completes
 //! each slot, and repeats while requests keep arriving (at most [`PASSES`] times). The
@@ -27,6 +29,9 @@ pub const SLOTS: usize = 64;
 
 /// Combining passes per lock hold: a bound on how long one put serves others.
 const PASSES: usize = 4;
+
+/// In a pass's `picked`: the combiner's own request, which has no slot.
+const OWN: usize = usize::MAX;
 
 /// The combiner's private state, touched only under the combiner lock.
 struct Combiner<A: Apply> {
@@ -90,8 +95,8 @@ impl<A: Apply> Combining<A> {
             slots: (0..n).map(|_| CachePadded::new(Completion::free())).collect(),
             combiner: Cell::new(Combiner {
                 tail,
-                picked: Vec::with_capacity(n),
-                jobs: Vec::with_capacity(n),
+                picked: Vec::with_capacity(n + 1),
+                jobs: Vec::with_capacity(n + 1),
             }),
             closed: AtomicBool::new(false),
         }
@@ -107,6 +112,13 @@ impl<A: Apply> Combining<A> {
         if self.closed.load(Ordering::Acquire) {
             return Err(HandOffError::Closed);
         }
+        // Fast path: the combiner lock is free, so apply this request directly (first in
+        // the pass, with whatever others have published) without going through a slot.
+        if self.try_lock() {
+            let out = self.combine(Some(input));
+            self.unlock();
+            return out.unwrap_or(Err(HandOffError::Panicked));
+        }
         let i = self.claim();
         let slot = &self.slots[i];
         // SAFETY: `claim` claimed the slot for this submit.
@@ -119,7 +131,7 @@ impl<A: Apply> Combining<A> {
                 return unsafe { slot.take_output() };
             }
             if self.try_lock() {
-                self.combine();
+                self.combine(None);
                 self.unlock();
                 continue;
             }
@@ -169,15 +181,21 @@ impl<A: Apply> Combining<A> {
         }
     }
 
-    /// Up to [`PASSES`] passes over the published slots. Caller holds the combiner lock.
-    fn combine(&self) {
+    /// Up to [`PASSES`] passes over the published slots; `own` (the combiner's own request,
+    /// when it came by the fast path) goes first in the first pass, and its output is
+    /// returned. Caller holds the combiner lock.
+    fn combine(&self, mut own: Option<A::Input>) -> Option<Result<A::Output, HandOffError>> {
+        let mut own_out = None;
         // SAFETY: the caller holds the combiner lock, the only way to reach `combiner`.
         unsafe {
             self.combiner.with_mut(|c| {
                 let Combiner { tail, picked, jobs } = c;
                 for _ in 0..PASSES {
                     let mut bits = self.pending.swap(0, Ordering::SeqCst);
-                    if bits == 0 {
+                    if let Some(input) = own.take() {
+                        jobs.push(Job { input, output: None });
+                        picked.push(OWN);
+                    } else if bits == 0 {
                         break;
                     }
                     while bits != 0 {
@@ -195,13 +213,18 @@ impl<A: Apply> Combining<A> {
                         }
                     }
                     for (&i, out) in picked.iter().zip(run_batch(tail, jobs)) {
-                        // SAFETY: as above; completed once, then never touched by us.
-                        self.slots[i].complete(out);
+                        if i == OWN {
+                            own_out = Some(out);
+                        } else {
+                            // SAFETY: as above; completed once, then never touched by us.
+                            self.slots[i].complete(out);
+                        }
                     }
                     picked.clear();
                     jobs.clear();
                 }
             });
         }
+        own_out
     }
 }
