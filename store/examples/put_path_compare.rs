@@ -117,7 +117,9 @@ fn main() {
             }
         }
     }
-    println!("| threads | size (B) | parking_lot msg/s | sequencer / parking_lot | combining / parking_lot | CPU ns/msg (pl / seq / comb) |");
+    println!(
+        "| threads | size (B) | parking_lot msg/s | sequencer / parking_lot | combining / parking_lot | CPU ns/msg (pl / seq / comb) |"
+    );
     println!("|---|---|---|---|---|---|");
     for (ti, &threads) in THREADS.iter().enumerate() {
         for (si, &size) in SIZES.iter().enumerate() {

@@ -16,7 +16,9 @@ use crate::put_path::{Apply, Combining, HandOffError, Job, Sequencer};
 pub(crate) struct AppendRequest {
     /// The caller's records (lifetime erased: the caller waits until the request is done,
     /// so the borrow outlives every use).
-    records: *mut [RecordParts<'static>],
+    records: *mut RecordParts<'static>,
+    /// How many records.
+    len: usize,
     /// Wall clock read by the caller before the hand-off, ms.
     pub(crate) clock_ms: i64,
 }
@@ -35,12 +37,16 @@ impl AppendRequest {
         // SAFETY: the put lent these records for as long as the request is not completed,
         // and nobody else touches them meanwhile (the caller's contract); `'a` is shorter
         // than the lender's borrow.
-        unsafe { &mut *(self.records as *mut [RecordParts<'a>]) }
+        unsafe { std::slice::from_raw_parts_mut(self.records.cast::<RecordParts<'a>>(), self.len) }
     }
 
     /// Lends `records` to an executor.
     fn lend(records: &mut [RecordParts<'_>], clock_ms: i64) -> Self {
-        AppendRequest { records: std::ptr::from_mut(records) as *mut [RecordParts<'static>], clock_ms }
+        AppendRequest {
+            records: records.as_mut_ptr().cast::<RecordParts<'static>>(),
+            len: records.len(),
+            clock_ms,
+        }
     }
 }
 
@@ -66,9 +72,9 @@ pub(crate) enum PutExecutor<R: RawMutex + Send + Sync + 'static> {
     /// Each put appends under the lock `R` itself.
     Lock,
     /// One writer thread appends.
-    Sequencer(Sequencer<LogTail<R>>),
+    Sequencer(Box<Sequencer<LogTail<R>>>),
     /// The put holding the combiner lock appends for all.
-    Combining(Combining<LogTail<R>>),
+    Combining(Box<Combining<LogTail<R>>>),
 }
 
 impl<R: RawMutex + Send + Sync + 'static> PutExecutor<R> {
@@ -77,8 +83,8 @@ impl<R: RawMutex + Send + Sync + 'static> PutExecutor<R> {
         let tail = || LogTail { log: Arc::clone(log) };
         Ok(match path {
             PutPath::Lock => PutExecutor::Lock,
-            PutPath::Sequencer(config) => PutExecutor::Sequencer(Sequencer::start(tail(), config)?),
-            PutPath::Combining => PutExecutor::Combining(Combining::new(tail())),
+            PutPath::Sequencer(config) => PutExecutor::Sequencer(Box::new(Sequencer::start(tail(), config)?)),
+            PutPath::Combining => PutExecutor::Combining(Box::new(Combining::new(tail()))),
         })
     }
 

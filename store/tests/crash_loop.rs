@@ -29,7 +29,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use abslock_store::{FlushMode, Layout, Message, MessageStore, PutPath, SequencerConfig, StoreConfig, WriteMode};
+use abslock_store::{
+    FlushMode, Layout, Message, MessageStore, PutPath, SequencerConfig, StoreConfig, WriteMode,
+};
 use reliability::{Rng, Scan, body_for, id_if_intact, scan_commitlog, segment_files, spawn_self};
 
 /// The crash loop runs under the adaptive lock (the other fault tests use `parking_lot`), so at least

@@ -57,7 +57,8 @@ fn workload(put_path: PutPath, flush: FlushMode, layout: Layout) {
                         }
                         i += 3;
                     } else {
-                        let p = store.put_message(&Message::new(topic.clone(), body(t, i)).queue_id(t)).unwrap();
+                        let p =
+                            store.put_message(&Message::new(topic.clone(), body(t, i)).queue_id(t)).unwrap();
                         assert_eq!(p.queue_offset, i, "{put_path:?}: per-queue order");
                         i += 1;
                     }

@@ -95,16 +95,17 @@ fn drive(
     let stop = Arc::new(AtomicBool::new(false));
     let handles: Vec<_> = (0..threads)
         .map(|t| {
-            let (submit, seen, done, stop) = (Arc::clone(&submit), Arc::clone(&seen), Arc::clone(&done), Arc::clone(&stop));
+            let (submit, seen, done, stop) =
+                (Arc::clone(&submit), Arc::clone(&seen), Arc::clone(&done), Arc::clone(&stop));
             thread::spawn(move || {
-                let mut rng = 0x9E37_79B9_7F4A_7C15 ^ (t + 1) * 0x1000_0001;
+                let mut rng = 0x9E37_79B9_7F4A_7C15 ^ ((t + 1) * 0x1000_0001);
                 for k in 0..per_thread {
                     let x = xorshift(&mut rng);
                     let req = Req {
-                        id: t << 32 | k,
+                        id: (t << 32) | k,
                         records: 1 + x % 16,
-                        fail: x % 53 == 0,
-                        panic: x % 211 == 0,
+                        fail: x.is_multiple_of(53),
+                        panic: x.is_multiple_of(211),
                     };
                     let out = submit(req);
                     let closed = out == Err(HandOffError::Closed);
@@ -213,7 +214,10 @@ fn sequencer_close_with_puts_in_flight() {
     let applied = applied.lock().unwrap();
     check(&seen, &applied, false);
     assert!(seen.values().any(|o| *o == Err(HandOffError::Closed)), "some puts raced the close");
-    assert_eq!(seq.submit(Req { id: u64::MAX, records: 1, fail: false, panic: false }), Err(HandOffError::Closed));
+    assert_eq!(
+        seq.submit(Req { id: u64::MAX, records: 1, fail: false, panic: false }),
+        Err(HandOffError::Closed)
+    );
 }
 
 #[test]
@@ -223,5 +227,8 @@ fn combining_close_with_puts_in_flight() {
     let c = Arc::clone(&comb);
     let seen = drive(Arc::new(move |r| c.submit(r)), &|| comb.close(), 8, u64::MAX, Some(3000));
     check(&seen, &applied.lock().unwrap(), false);
-    assert_eq!(comb.submit(Req { id: u64::MAX, records: 1, fail: false, panic: false }), Err(HandOffError::Closed));
+    assert_eq!(
+        comb.submit(Req { id: u64::MAX, records: 1, fail: false, panic: false }),
+        Err(HandOffError::Closed)
+    );
 }

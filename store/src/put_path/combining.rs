@@ -33,6 +33,9 @@ const PASSES: usize = 4;
 /// In a pass's `picked`: the combiner's own request, which has no slot.
 const OWN: usize = usize::MAX;
 
+/// One publication slot, on its own cache line.
+type Slot<A> = CachePadded<Completion<<A as Apply>::Input, <A as Apply>::Output>>;
+
 /// The combiner's private state, touched only under the combiner lock.
 struct Combiner<A: Apply> {
     tail: A,
@@ -51,7 +54,7 @@ struct Combiner<A: Apply> {
 pub struct Combining<A: Apply> {
     locked: CachePadded<AtomicBool>,
     pending: CachePadded<AtomicU64>,
-    slots: Box<[CachePadded<Completion<A::Input, A::Output>>]>,
+    slots: Box<[Slot<A>]>,
     combiner: Cell<Combiner<A>>,
     closed: AtomicBool,
 }

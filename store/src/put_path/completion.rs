@@ -136,11 +136,8 @@ impl<T, O> Completion<T, O> {
 
     /// Wakes a sleeping put so it tries the combiner lock; `false` if it was not asleep.
     pub fn nudge(&self) -> bool {
-        let ok = self
-            .state
-            .word()
-            .compare_exchange(SLEEPING, NUDGED, Ordering::SeqCst, Ordering::SeqCst)
-            .is_ok();
+        let ok =
+            self.state.word().compare_exchange(SLEEPING, NUDGED, Ordering::SeqCst, Ordering::SeqCst).is_ok();
         if ok {
             self.state.wake_one();
         }

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError};
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 
 use super::completion::Completion;
 use super::sync::{AtomicBool, AtomicUsize, Ordering};
@@ -164,14 +164,7 @@ fn write_loop<A: Apply>(mut tail: A, rx: &Receiver<Msg<A::Input, A::Output>>, ga
                 Msg::Job(t) => tickets.push(t),
                 Msg::Stop => stopping = true,
             }
-            next = if tickets.len() < max_batch {
-                match rx.try_recv() {
-                    Ok(m) => Some(m),
-                    Err(TryRecvError::Empty | TryRecvError::Disconnected) => None,
-                }
-            } else {
-                None
-            };
+            next = if tickets.len() < max_batch { rx.try_recv().ok() } else { None };
         }
         if tickets.is_empty() {
             continue;
