@@ -144,7 +144,7 @@ impl<T, O> Completion<T, O> {
         ok
     }
 
-    /// Waits (spin [`SPINS`] times, then sleep) until the cell is done, and takes the result.
+    /// Waits (spin 200 pause hints, then sleep) until the cell is done, and takes the result.
     ///
     /// # Safety
     /// As [`take_output`](Self::take_output), without the `is_done` check.
