@@ -21,7 +21,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use abslock_store::fault::{FaultInjector, FaultPoint};
-use abslock_store::{FlushMode, Layout, Message, MessageStore, PutError, StoreConfig, WriteMode};
+use abslock_store::{
+    FlushMode, Layout, Message, MessageStore, PutError, PutPath, SequencerConfig, StoreConfig, WriteMode,
+};
 use proptest::prelude::*;
 use reliability::{body_for, id_if_intact};
 
@@ -70,6 +72,13 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (0u8..3, any::<bool>()).prop_map(|(k, crash)| Op::Reconfigure(k, crash)),
     ]
 }
+
+/// Every put path: each schedule runs under one, drawn like the other axes.
+const PUT_PATHS: [PutPath; 3] = [
+    PutPath::Lock,
+    PutPath::Sequencer(SequencerConfig { queue_capacity: 4, max_batch: 8 }),
+    PutPath::Combining,
+];
 
 fn config(faults: &FaultInjector, pooled: bool, per_topic: bool, prealloc: bool) -> StoreConfig {
     StoreConfig {
@@ -206,11 +215,11 @@ fn acknowledge(acked: &mut BTreeMap<(u8, u8, u64), Acked>, pending: &mut Vec<((u
     }
 }
 
-fn run(pooled: bool, per_topic: bool, prealloc: bool, ops: Vec<Op>) {
+fn run(pooled: bool, per_topic: bool, prealloc: bool, put_path: PutPath, ops: Vec<Op>) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let faults = FaultInjector::default();
-    let mut cfg = config(&faults, pooled, per_topic, prealloc);
+    let mut cfg = StoreConfig { put_path, ..config(&faults, pooled, per_topic, prealloc) };
     let mut store = Some(Store::open(dir, cfg.clone()).unwrap());
     // (topic, queue, queue offset) -> acknowledged put.
     let mut acked: BTreeMap<(u8, u8, u64), Acked> = BTreeMap::new();
@@ -329,8 +338,9 @@ proptest! {
         pooled in any::<bool>(),
         per_topic in any::<bool>(),
         prealloc in any::<bool>(),
+        put_path in 0..PUT_PATHS.len(),
         ops in prop::collection::vec(op(), 1..40),
     ) {
-        run(pooled, per_topic, prealloc, ops);
+        run(pooled, per_topic, prealloc, PUT_PATHS[put_path], ops);
     }
 }

@@ -23,6 +23,7 @@ fn config() -> StoreConfig {
     StoreConfig {
         checkpoint_interval: Duration::from_secs(3600),
         preallocate: false,
+        put_path: common::put_path_for_test(),
         ..common::small(SEGMENT)
     }
 }

@@ -47,3 +47,23 @@ fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
         }
     }
 }
+
+/// The put path a test runs under: `ABSLOCK_PUT_PATH=lock|sequencer|combining` forces one;
+/// otherwise it is chosen from the test's name (libtest names the test's thread after it), so
+/// a file's tests spread deterministically over every path at no extra run time.
+pub fn put_path_for_test() -> abslock_store::PutPath {
+    use abslock_store::{PutPath, SequencerConfig};
+    let paths = [
+        ("lock", PutPath::Lock),
+        ("sequencer", PutPath::Sequencer(SequencerConfig { queue_capacity: 4, max_batch: 8 })),
+        ("combining", PutPath::Combining),
+    ];
+    if let Ok(name) = std::env::var("ABSLOCK_PUT_PATH") {
+        return paths.iter().find(|(n, _)| *n == name).map_or(PutPath::Lock, |p| p.1);
+    }
+    let test = std::thread::current().name().unwrap_or("").to_owned();
+    // FNV-1a: stable across runs and platforms (std's hasher is seeded per build).
+    let hash =
+        test.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    paths[(hash % paths.len() as u64) as usize].1
+}
