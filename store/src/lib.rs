@@ -63,8 +63,7 @@ pub use config::{
     DEFAULT_COMMIT_INTERVAL, DEFAULT_CONSUME_QUEUE_ENTRIES, DEFAULT_FLUSH_INTERVAL,
     DEFAULT_FLUSH_LEAST_PAGES, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_POOL_BUFFERS, DEFAULT_PREALLOCATE_AHEAD,
     DEFAULT_SEGMENT_SIZE, DEFAULT_SYNC_FLUSH_TIMEOUT, FlushMode, Layout, PAGE_SIZE, PutPath, RecoveryMode,
-    SequencerConfig,
-    StoreConfig, WarmUp, WriteMode,
+    SequencerConfig, StoreConfig, WarmUp, WriteMode,
 };
 pub use error::{
     BackgroundError, CloseError, ConfigError, Corruption, FileError, FlushError, OpenError, PutError,
