@@ -38,10 +38,15 @@ fn run<P: abslock::AbsProfile>(m: &lock_api::Mutex<RawAbsLock<P>, u64>) {
                 std::thread::yield_now();
             }
         });
-        for w in workers {
-            w.join().expect("worker panicked");
-        }
+        // Join every worker before judging, and stop the flipper either way: a worker's panic fails the
+        // test instead of leaving the flipper running forever.
+        let joined: Vec<_> = workers.into_iter().map(|w| w.join()).collect();
         done.store(true, Ordering::Relaxed);
+        for result in joined {
+            if let Err(panic) = result {
+                std::panic::resume_unwind(panic);
+            }
+        }
     });
     assert_eq!(*m.lock(), THREADS * PER_THREAD);
     // SAFETY: statistics only.

@@ -1,7 +1,8 @@
 //! Starvation bound: one thread re-acquires the lock in a tight loop while 15 others each need 1000
 //! acquisitions, on however many cores there are (2 on the project's machine). All 15 finish, with the
-//! default bound and with a bound of 0 us; with 0 every sleeper turns starving at once, so the hand-off
-//! counter shows the bound acting (an unlock handed the lock to a sleeper without freeing it).
+//! default bound and with a bound of 0 us (every sleeper turns starving at once), and the count is exact.
+//! Whether anyone sleeps here depends on scheduling, so the hand-off itself is checked where it can be
+//! forced: `a_starving_sleeper_is_handed_the_lock` in `locks/src/abs/lock.rs`.
 //!
 //! No timing decides the verdict: the hog runs until the others are done.
 #![cfg(not(abslock_loom))]
@@ -43,10 +44,14 @@ fn hog_against_fifteen<P: AbsProfile>() -> abslock::AbsStats {
                 })
             })
             .collect();
-        for t in others {
-            t.join().unwrap();
-        }
+        // Stop the hog whatever happened, then judge: a panic fails the test instead of hanging it.
+        let joined: Vec<_> = others.into_iter().map(|t| t.join()).collect();
         others_done.store(true, Ordering::Relaxed);
+        for result in joined {
+            if let Err(panic) = result {
+                std::panic::resume_unwind(panic);
+            }
+        }
     });
     let stats = m.stats();
     assert_eq!(*m.lock(), OTHERS * EACH + hog_rounds.load(Ordering::Relaxed));
@@ -60,8 +65,6 @@ fn fifteen_threads_finish_against_a_tight_loop_hog() {
 }
 
 #[test]
-fn a_zero_bound_hands_the_lock_to_every_sleeper() {
-    let stats = hog_against_fifteen::<Impatient>();
-    assert!(stats.parks > 0, "nobody slept, so the bound had nothing to act on: {stats:?}");
-    assert!(stats.handoffs > 0, "the starvation bound never handed the lock over: {stats:?}");
+fn fifteen_threads_finish_with_a_zero_bound() {
+    hog_against_fifteen::<Impatient>();
 }

@@ -812,3 +812,45 @@ mod layout_tests {
         assert_eq!(line(core::ptr::from_ref(&lock.shared.waiters).addr()), 3);
     }
 }
+
+#[cfg(all(test, not(abslock_loom)))]
+mod starvation_tests {
+    use super::*;
+
+    /// The calibrated profile with a starvation bound of 0 us: a sleeper turns starving at once.
+    enum Impatient {}
+
+    impl AbsProfile for Impatient {
+        fn config() -> &'static AbsConfig {
+            static C: std::sync::OnceLock<AbsConfig> = std::sync::OnceLock::new();
+            C.get_or_init(|| AbsConfig { starve_after_us: 0, ..*AbsConfig::calibrated() })
+        }
+    }
+
+    /// Forced, not scheduled: the lock is held while one waiter sleeps past a 0 us bound and parks
+    /// again as starving (`STARVING` set and the thread counted asleep, in that order, so it is in its
+    /// starving park); the unlock must then hand the lock over without freeing it.
+    #[test]
+    fn a_starving_sleeper_is_handed_the_lock() {
+        let lock = RawAbsLock::<Impatient>::new();
+        lock.raw_lock();
+        std::thread::scope(|s| {
+            let waiter = s.spawn(|| {
+                lock.raw_lock();
+                // SAFETY: this thread acquired the lock on the line above.
+                unsafe { lock.raw_unlock() };
+            });
+            while lock.hot.state.load(Ordering::Relaxed) & STARVING == 0 || lock.sleepers() != 1 {
+                assert!(!waiter.is_finished(), "the waiter got a held lock");
+                std::thread::yield_now();
+            }
+            // SAFETY: this thread locked it before spawning the waiter.
+            unsafe { lock.raw_unlock() };
+            waiter.join().expect("waiter panicked");
+        });
+        let stats = lock.stats();
+        assert_eq!(stats.handoffs, 1, "{stats:?}");
+        assert_eq!(stats.acquisitions, 2, "{stats:?}");
+        assert!(!lock.raw_is_locked());
+    }
+}
