@@ -280,6 +280,16 @@ pub enum ReadError {
         /// Size in the entry, bytes.
         size: u32,
     },
+    /// No record starts at the physical offset given to
+    /// [`get_message_at`](crate::MessageStore::get_message_at): it points into a record or
+    /// past a segment's blank. The log itself is intact (ours).
+    #[error(
+        "no record starts at physical offset {physical_offset}; pass an offset from a PutResult or a StoredMessage"
+    )]
+    NoRecordAt {
+        /// The offset asked for.
+        physical_offset: u64,
+    },
     /// `get_message_at` without a topic on a [`Layout::PerTopic`](crate::Layout::PerTopic)
     /// store, where each topic has its own physical offsets.
     #[error("per-topic layout: physical offsets are per topic; use get_message_at_in(topic, offset)")]

@@ -603,8 +603,36 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
         match codec::decode(bytes, Some(physical_offset)) {
             Ok(Decoded::Message(m)) => Ok(Some(m)),
             Ok(_) => Ok(None),
+            // No magic code where a record would start: the offset points into a record, not
+            // at damage (everything below the readable end was verified or written by us).
+            Err(codec::DecodeError::BadMagic { .. } | codec::DecodeError::Unwritten) => {
+                Err(ReadError::NoRecordAt { physical_offset })
+            }
             Err(source) => Err(ReadError::Corrupt { physical_offset, source }),
         }
+    }
+
+    /// Sends records of (topic, queue id) from `from_offset` to `out` (see
+    /// [`crate::transfer`]), after dispatching everything readable.
+    pub(crate) fn transfer_to(
+        &self,
+        topic: &str,
+        queue_id: u32,
+        from_offset: u64,
+        limit: crate::transfer::TransferLimit,
+        out: std::os::fd::BorrowedFd<'_>,
+    ) -> Result<crate::transfer::TransferReport, crate::transfer::TransferError> {
+        let mut caught_up = false;
+        // A missing entry may only be undispatched: dispatch what is readable, once.
+        let entry = |qo| match self.entry(topic, queue_id, qo) {
+            None if !caught_up => {
+                caught_up = true;
+                self.catch_up()?;
+                Ok(self.entry(topic, queue_id, qo))
+            }
+            e => Ok(e),
+        };
+        crate::transfer::transfer(&self.shared.log, (topic, queue_id), from_offset, limit, entry, out)
     }
 
     /// Commits and msyncs everything written; returns the flushed offset.

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::fs::File;
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
 
@@ -20,6 +21,7 @@ use crate::log_store::LogStore;
 use crate::message::Message;
 pub use crate::put_result::PutResult;
 use crate::recovery_report::RecoveryReport;
+use crate::transfer::{TransferError, TransferLimit, TransferReport};
 
 /// Counters of a store (summed over topics under [`Layout::PerTopic`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -301,7 +303,8 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
     /// `Ok(None)` past the readable end or at an end-of-segment blank.
     ///
     /// # Errors
-    /// [`ReadError::Corrupt`] if no valid record starts there; [`ReadError::TopicRequired`]
+    /// [`ReadError::NoRecordAt`] if no record starts there (an offset inside a record),
+    /// [`ReadError::Corrupt`] if the record there is damaged; [`ReadError::TopicRequired`]
     /// under [`Layout::PerTopic`] (use [`get_message_at_in`](Self::get_message_at_in)).
     ///
     /// # Examples
@@ -335,6 +338,59 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
         match self.log_of(topic) {
             Some(l) => l.get_message_at(physical_offset),
             None => Ok(None),
+        }
+    }
+
+    /// Sends the records of (topic, queue id) from `from_offset` on to `out` (a socket, a
+    /// pipe, a file), up to `limit`, with `sendfile(2)` from the segment files (zero-copy,
+    /// Kafka's `FileChannel.transferTo`), falling back to `write(2)` from the mapping where
+    /// the kernel refuses `sendfile` for this descriptor. Blocks while `out` is full.
+    ///
+    /// What goes out is each record exactly as stored, in queue order, back to back: its
+    /// layout is `docs/format.md`'s, so a receiver splits the stream by each record's
+    /// leading total size and decodes it with [`codec::decode`]. Only records below the
+    /// readable end are sent, the same bound as [`get_message`](Self::get_message): the
+    /// flushed position under [`FlushMode::Sync`](crate::FlushMode::Sync), else the
+    /// position written to the files (committed in pooled write mode). An unknown queue or
+    /// an offset at its end sends nothing and returns a report of zero messages.
+    ///
+    /// # Errors
+    /// [`TransferError::Read`]: a damaged consume-queue entry or record (whole records sent
+    /// before it are in the report); [`TransferError::Write`]: the descriptor failed (e.g.
+    /// `EAGAIN` on a full non-blocking socket, `EPIPE`), possibly in the middle of a record.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::io::Read;
+    /// use abslock_store::{Message, MessageStore, StoreConfig, TransferLimit, codec};
+    /// let dir = tempfile::tempdir()?;
+    /// let config = StoreConfig { segment_size: 1 << 20, ..StoreConfig::default() };
+    /// let store: MessageStore<parking_lot::RawMutex> = MessageStore::open(dir.path(), config)?;
+    /// for body in ["one", "two", "three"] {
+    ///     store.put_message(&Message::new("orders", body.as_bytes().to_vec()).queue_id(0))?;
+    /// }
+    /// let (mut rx, tx) = std::os::unix::net::UnixStream::pair()?;
+    /// let sent = store.transfer_to("orders", 0, 1, TransferLimit::messages(10), &tx)?;
+    /// assert_eq!((sent.messages, sent.next_offset), (2, 3));
+    /// drop(tx);
+    /// let mut bytes = Vec::new();
+    /// rx.read_to_end(&mut bytes)?;
+    /// assert_eq!(bytes.len() as u64, sent.bytes);
+    /// let codec::Decoded::Message(first) = codec::decode(&bytes, None)? else { panic!("a record") };
+    /// assert_eq!(first.body(), b"two");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn transfer_to(
+        &self,
+        topic: &str,
+        queue_id: u32,
+        from_offset: u64,
+        limit: TransferLimit,
+        out: &impl AsFd,
+    ) -> Result<TransferReport, TransferError> {
+        match self.log_of(topic) {
+            Some(l) => l.transfer_to(topic, queue_id, from_offset, limit, out.as_fd()),
+            None => Ok(TransferReport::empty_at(from_offset)),
         }
     }
 

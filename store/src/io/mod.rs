@@ -32,6 +32,24 @@ fn err(op: &'static str, path: &Path, source: io::Error) -> FileError {
     FileError::new(op, path, source)
 }
 
+/// A full disk while reserving `len` bytes: the error names the size it needed and the
+/// configuration fields that lower it, since the file's size is the caller's choice.
+fn out_of_space(e: FileError, len: u64, point: FaultPoint) -> FileError {
+    if e.io_error().kind() != io::ErrorKind::StorageFull {
+        return e;
+    }
+    let knobs = match point {
+        FaultPoint::ConsumeQueueCreate => "consume_queue_entries (20 bytes each per file)",
+        _ => "segment_size, preallocate_ahead (or preallocate = false) and retention",
+    };
+    let (op, path) = (e.op(), e.path().to_path_buf());
+    let source = io::Error::new(
+        io::ErrorKind::StorageFull,
+        format!("{}; it needed {len} bytes; lower StoreConfig's {knobs}", e.io_error()),
+    );
+    FileError::new(op, &path, source)
+}
+
 /// The temporary name a file is built under before its rename makes it visible.
 fn tmp_path(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
@@ -69,7 +87,7 @@ impl FileOps {
             // Best effort: a leftover tmp file is removed again at the next attempt or open.
             let _ = fs::remove_file(&tmp);
         }
-        result
+        result.map_err(|e| out_of_space(e, len, point))
     }
 
     fn create_reserved_at(&self, tmp: &Path, path: &Path, len: u64, point: FaultPoint) -> FsResult<File> {
