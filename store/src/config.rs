@@ -6,6 +6,7 @@ use std::time::Duration;
 use crate::codec::{DEFAULT_STORE_PORT, EncodeOptions};
 use crate::error::ConfigError;
 use crate::io::fault::FaultInjector;
+use crate::retention::Retention;
 
 /// 64 MiB: the library's default segment size (ours), so a store with one message takes
 /// 128 MiB of disk (the current segment and one kept ready), not RocketMQ's 3 GiB.
@@ -220,6 +221,9 @@ pub struct StoreConfig {
     /// Stripes of the topic-queue lock that assigns queue offsets (ours; RocketMQ's
     /// `TopicQueueLock` uses 32).
     pub topic_queue_stripes: usize,
+    /// When old commitlog segments are deleted (RocketMQ `fileReservedTime`,
+    /// `diskMaxUsedSpaceRatio`, `cleanResourceInterval`). Default: never.
+    pub retention: Retention,
     /// Test hook: injects file-operation failures. Default injects nothing.
     #[doc(hidden)]
     pub fault_injector: FaultInjector,
@@ -242,6 +246,7 @@ impl Default for StoreConfig {
             consume_queue_entries: DEFAULT_CONSUME_QUEUE_ENTRIES,
             checkpoint_interval: Duration::from_secs(1),
             topic_queue_stripes: 32,
+            retention: Retention::default(),
             fault_injector: FaultInjector::default(),
         }
     }

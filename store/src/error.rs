@@ -174,6 +174,9 @@ pub enum BackgroundError {
     /// Writing the checkpoint (or flushing the consume queues before it) failed.
     #[error("checkpoint failed: {0}")]
     Checkpoint(Arc<FileError>),
+    /// A background retention run stopped at a failed deletion step; the next run retries.
+    #[error("{0}")]
+    Retention(Arc<crate::retention::RetentionError>),
 }
 
 /// [`MessageStore::put_message`](crate::MessageStore::put_message) or
@@ -289,6 +292,32 @@ pub enum ReadError {
     NoRecordAt {
         /// The offset asked for.
         physical_offset: u64,
+    },
+    /// The queue offset is below the queue's first readable offset: retention deleted the
+    /// segment its record was in (ours; RocketMQ answers `OFFSET_TOO_SMALL`).
+    #[error(
+        "queue offset {queue_offset} of {topic}/{queue_id} was deleted by retention; the first readable queue offset is {min_queue_offset}"
+    )]
+    BelowMinQueueOffset {
+        /// Topic.
+        topic: String,
+        /// Queue id.
+        queue_id: u32,
+        /// The queue offset asked for.
+        queue_offset: u64,
+        /// The queue's first readable queue offset.
+        min_queue_offset: u64,
+    },
+    /// The physical offset is below the log's first readable offset: retention deleted its
+    /// segment (ours).
+    #[error(
+        "physical offset {physical_offset} was deleted by retention; the first readable physical offset is {min_physical_offset}"
+    )]
+    BelowMinPhysicalOffset {
+        /// The physical offset asked for.
+        physical_offset: u64,
+        /// The log's first readable physical offset.
+        min_physical_offset: u64,
     },
     /// `get_message_at` without a topic on a [`Layout::PerTopic`](crate::Layout::PerTopic)
     /// store, where each topic has its own physical offsets.

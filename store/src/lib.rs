@@ -51,6 +51,7 @@ mod log_store;
 mod put_result;
 mod recovery;
 mod recovery_report;
+mod retention;
 mod segment;
 mod store;
 mod topic_queue;
@@ -71,6 +72,7 @@ pub use error::{
 };
 pub use message::Message;
 pub use recovery_report::{Cut, LogRecovery, RecoveryReport};
+pub use retention::{DEFAULT_RETENTION_INTERVAL, Retention, RetentionError, RetentionReport};
 pub use store::{MessageStore, PutResult, StoreStats};
 pub use transfer::{TransferError, TransferLimit, TransferMethod, TransferReport};
 

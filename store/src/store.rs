@@ -21,6 +21,7 @@ use crate::log_store::LogStore;
 use crate::message::Message;
 pub use crate::put_result::PutResult;
 use crate::recovery_report::RecoveryReport;
+use crate::retention::{RetentionError, RetentionReport};
 use crate::transfer::{TransferError, TransferLimit, TransferReport};
 
 /// Counters of a store (summed over topics under [`Layout::PerTopic`]).
@@ -392,6 +393,74 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
             Some(l) => l.transfer_to(topic, queue_id, from_offset, limit, out.as_fd()),
             None => Ok(TransferReport::empty_at(from_offset)),
         }
+    }
+
+    /// Runs retention now (see [`StoreConfig::retention`]) instead of waiting for the
+    /// dispatcher thread's next check, and returns what it deleted. Does nothing when no
+    /// retention limit is configured.
+    ///
+    /// # Errors
+    /// [`RetentionError`]: a deletion step failed; what was deleted before stays deleted,
+    /// and the next run retries.
+    ///
+    /// # Examples
+    /// ```
+    /// use abslock_store::{Message, MessageStore, Retention, StoreConfig};
+    /// let dir = tempfile::tempdir()?;
+    /// let retention = Retention { max_bytes: Some(8192), ..Retention::default() };
+    /// let config = StoreConfig { segment_size: 4096, retention, ..StoreConfig::default() };
+    /// let store: MessageStore<parking_lot::RawMutex> = MessageStore::open(dir.path(), config)?;
+    /// for _ in 0..40 {
+    ///     store.put_message(&Message::new("orders", vec![0u8; 500]))?;
+    /// }
+    /// store.flush()?;
+    /// let deleted = store.run_retention_now()?;
+    /// assert!(deleted.segments_deleted > 0);
+    /// assert!(store.min_queue_offset("orders", 0) > 0);
+    /// assert!(store.get_message("orders", 0, 0).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn run_retention_now(&self) -> Result<RetentionReport, RetentionError> {
+        self.run_retention_at(std::time::SystemTime::now())
+    }
+
+    /// Runs retention as if the wall clock read `now`: what
+    /// [`run_retention_now`](Self::run_retention_now) does, with the age limit measured
+    /// from `now` (for tests and tools that decide about age without waiting).
+    ///
+    /// # Errors
+    /// As [`run_retention_now`](Self::run_retention_now).
+    pub fn run_retention_at(&self, now: std::time::SystemTime) -> Result<RetentionReport, RetentionError> {
+        let mut reports = Vec::new();
+        let mut failure = None;
+        self.each_log(|l| match l.run_retention_at(now) {
+            Ok(r) => reports.push(r),
+            Err(e) if failure.is_none() => failure = Some(e),
+            Err(e) => reports.push(e.report),
+        });
+        match failure {
+            Some(mut e) => {
+                let mut all = reports;
+                all.push(e.report);
+                e.report = crate::retention::sum(all);
+                Err(e)
+            }
+            None => Ok(crate::retention::sum(reports)),
+        }
+    }
+
+    /// First readable queue offset of (topic, queue id) (RocketMQ
+    /// `getMinOffsetInQueue`): 0 until retention deletes the segments holding its oldest
+    /// records. Reads below it get [`ReadError::BelowMinQueueOffset`].
+    pub fn min_queue_offset(&self, topic: &str, queue_id: u32) -> u64 {
+        self.log_of(topic).map_or(0, |l| l.min_queue_offset(topic, queue_id))
+    }
+
+    /// First readable physical offset of `topic`'s log (any layout; under
+    /// [`Layout::Single`] every topic shares one log) (RocketMQ `getMinPhyOffset`). Reads
+    /// below it get [`ReadError::BelowMinPhysicalOffset`]. 0 for an unknown topic.
+    pub fn min_physical_offset_in(&self, topic: &str) -> u64 {
+        self.log_of(topic).map_or(0, |l| l.log().min_offset())
     }
 
     fn each_log(&self, mut f: impl FnMut(&LogStore<R>)) {
