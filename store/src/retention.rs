@@ -32,6 +32,13 @@ pub const DEFAULT_RETENTION_INTERVAL: Duration = Duration::from_secs(10);
 /// the consume queues have indexed, and never the segment being written; segments go
 /// oldest first. The check runs on the store's dispatcher thread every `interval`, or on
 /// demand with [`MessageStore::run_retention_now`](crate::MessageStore::run_retention_now).
+///
+/// A deleted segment's file is unlinked and its blocks released at once, but its mapping
+/// stays (no disk, no memory) until the store closes, because a
+/// [`StoredMessage`](crate::StoredMessage) borrows it for as long as the store: one
+/// memory mapping per deleted segment counts against the kernel's `vm.max_map_count`, and
+/// a `StoredMessage` borrowed before its segment was deleted reads zeros afterwards (copy
+/// what you keep past the retention horizon).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Retention {
     /// Delete a segment once its newest record is at least this old (store timestamps; a
