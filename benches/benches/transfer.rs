@@ -4,9 +4,10 @@
 //! write consumer path). Reported as bytes of records per second (`Throughput::Bytes`).
 //!
 //! Group `transfer/<size>B`, ids `sendfile` and `copy`: one store (64 MiB segments, async
-//! flush, under /dev/shm when it exists) holding 4 MiB of records of `size` bytes in one
-//! queue, sent whole per iteration. Then `transfer/ratio/<size>B` prints the copy/sendfile
-//! time ratio measured interleaved (sendfile, copy, sendfile, ...) over several rounds, with
+//! flush, under /dev/shm when it exists, or `ABSLOCK_TRANSFER_DIR`) holding 4 MiB of
+//! records of `size` bytes in one queue, sent whole per iteration. Then
+//! `transfer/ratio/<size>B` prints the copy/sendfile time ratio measured interleaved
+//! (sendfile, copy, sendfile, ...) over several rounds, with
 //! its spread, so the comparison never rests on two measurements taken minutes apart.
 
 use std::io::Read;
@@ -26,7 +27,11 @@ const QUEUE_BYTES: usize = 4 << 20;
 const ROUNDS: usize = 9;
 const PER_ROUND: usize = 8;
 
+/// `ABSLOCK_TRANSFER_DIR` if set (e.g. a disk-backed directory), else /dev/shm.
 fn parent_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("ABSLOCK_TRANSFER_DIR") {
+        return PathBuf::from(dir);
+    }
     let shm = PathBuf::from("/dev/shm");
     if shm.is_dir() { shm } else { std::env::temp_dir() }
 }

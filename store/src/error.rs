@@ -205,7 +205,7 @@ pub enum PutError {
     EmptyBatch,
     /// The encoded batch would need more than one segment roll; batches are all or nothing.
     #[error(
-        "batch of {size} encoded bytes exceeds the {limit}-byte batch limit (segment size - 8); split the batch"
+        "batch of {size} encoded bytes exceeds the {limit}-byte batch limit (segment_size - 8); split the batch or raise segment_size"
     )]
     BatchTooLarge {
         /// Encoded batch size in bytes.

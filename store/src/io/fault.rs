@@ -110,6 +110,19 @@ impl FaultInjector {
 
     /// Lets the next `successes` `point` operations succeed, then makes every later one
     /// fail until [`clear`](Self::clear): a crash after exactly `successes` steps.
+    ///
+    /// # Examples
+    /// ```
+    /// use abslock_store::fault::{FaultInjector, FaultPoint};
+    /// let faults = FaultInjector::default();
+    /// faults.fail_after(FaultPoint::RetentionDelete, 2);
+    /// assert!(faults.check(FaultPoint::RetentionDelete).is_ok());
+    /// assert!(faults.check(FaultPoint::RetentionDelete).is_ok());
+    /// assert!(faults.check(FaultPoint::RetentionDelete).is_err());
+    /// assert!(faults.check(FaultPoint::RetentionDelete).is_err());
+    /// faults.clear(FaultPoint::RetentionDelete);
+    /// assert!(faults.check(FaultPoint::RetentionDelete).is_ok());
+    /// ```
     pub fn fail_after(&self, point: FaultPoint, successes: u64) {
         self.counters.pass[slot(point)].store(successes, Ordering::SeqCst);
         self.counters.remaining[slot(point)].store(ALWAYS, Ordering::SeqCst);
