@@ -301,3 +301,59 @@ fn per_topic_logs_each_keep_their_cap() {
         assert!(store.get_message(topic, 0, min).unwrap().is_some());
     }
 }
+
+#[test]
+fn a_queue_whose_records_were_all_deleted_keeps_its_length() {
+    for clean in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let faults = FaultInjector::default();
+        let cfg = || config(by_size(2 * SEGMENT), &faults);
+        let store = Store::open(dir.path(), cfg()).unwrap();
+        // Queue 7 gets 10 messages, all in the oldest segments; then only queue 0 is written.
+        for i in 0..10 {
+            store.put_message(&Message::new("t", body(i)).queue_id(7)).unwrap();
+        }
+        fill(&store, 90);
+        store.run_retention_now().unwrap();
+        assert_eq!(store.min_queue_offset("t", 7), 10, "all of queue 7 was deleted");
+        if clean {
+            store.close().unwrap();
+        } else {
+            drop(store);
+        }
+        let store = Store::open(dir.path(), cfg()).unwrap();
+        assert_eq!(store.consume_queue_len("t", 7).unwrap(), 10, "clean close {clean}");
+        assert_eq!(store.min_queue_offset("t", 7), 10);
+        assert!(matches!(store.get_message("t", 7, 9), Err(ReadError::BelowMinQueueOffset { .. })));
+        let p = store.put_message(&Message::new("t", body(1)).queue_id(7)).unwrap();
+        assert_eq!(p.queue_offset, 10, "queue offsets are never handed out twice");
+        assert_eq!(store.get_message("t", 7, 10).unwrap().unwrap().body(), &body(1)[..]);
+    }
+}
+
+#[test]
+fn a_checkpoint_pointing_into_deleted_segments_recovers() {
+    let dir = tempfile::tempdir().unwrap();
+    let faults = FaultInjector::default();
+    let cfg = || config(by_size(2 * SEGMENT), &faults);
+    let store = Store::open(dir.path(), cfg()).unwrap();
+    let mut puts = fill(&store, 6);
+    // The checkpoint now points at the end of these first messages.
+    store.close().unwrap();
+    let store = Store::open(dir.path(), cfg()).unwrap();
+    let more = (6..120).map(|i| {
+        let q = i as u32 % QUEUES;
+        (store.put_message(&Message::new("t", body(i)).queue_id(q)).unwrap(), q)
+    });
+    puts.extend(more.collect::<Vec<_>>());
+    store.flush().unwrap();
+    store.run_retention_now().unwrap();
+    assert!(
+        store.min_physical_offset_in("t") > puts[5].0.physical_offset,
+        "the checkpoint's segment is gone"
+    );
+    // Crash: the checkpoint on disk still points into the deleted segments.
+    drop(store);
+    let store = Store::open(dir.path(), cfg()).unwrap();
+    assert_minimums_hold(&store, &puts);
+}
