@@ -42,6 +42,7 @@ fn put_one<R: RawMutex + Send + Sync + 'static>(name: &str, c: &mut Criterion) {
             let config = StoreConfig {
                 segment_size: 16 << 20,
                 warm_up: WarmUp { enabled: true, mlock: false },
+                preallocate_ahead: abslock_store::ROCKETMQ_PREALLOCATE_AHEAD,
                 ..StoreConfig::default()
             };
             let store: Arc<MessageStore<R>> =

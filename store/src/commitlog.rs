@@ -81,7 +81,11 @@ pub struct CommitLog<R: RawMutex> {
     fs: FileOps,
     segment_size: u64,
     /// Append-only while the log is open: a `&Segment` stays valid for as long as `&self`.
+    /// Segments retention deleted (below `min_offset`: file unlinked, blocks released) stay
+    /// here, mapped, until the log drops, and lookups below `min_offset` find nothing.
     segments: AppendOnly<Segment>,
+    /// First readable physical offset: the start of the oldest segment retention kept.
+    min_offset: AtomicU64,
     /// Padded: readers and the dispatcher read-lock `segments` for every record they read,
     /// and a put lock on the same cache line would miss on every put.
     put: CachePadded<lock_api::Mutex<R, PutState>>,
@@ -144,6 +148,7 @@ impl<R: RawMutex> CommitLog<R> {
             dir,
             fs,
             segment_size,
+            min_offset: AtomicU64::new(segments.first().map_or(write_pos, |s| s.start())),
             segments: AppendOnly::new(segments),
             put: CachePadded::new(lock_api::Mutex::from_raw(
                 lock,
@@ -362,8 +367,29 @@ impl<R: RawMutex> CommitLog<R> {
         self.rolls.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// The segment containing `phys`, borrowed for as long as `&self`.
+    /// First readable physical offset (RocketMQ `getMinOffset`): the start of the oldest
+    /// segment retention has not deleted.
+    pub fn min_offset(&self) -> u64 {
+        self.min_offset.load(Ordering::Acquire)
+    }
+
+    /// Raises the first readable offset (retention, before deleting anything below it).
+    pub(crate) fn raise_min_offset(&self, to: u64) {
+        self.min_offset.fetch_max(to, Ordering::AcqRel);
+    }
+
+    /// The segments from the first readable one on, oldest first.
+    pub(crate) fn live_segments(&self) -> Vec<Arc<Segment>> {
+        let min = self.min_offset();
+        self.segments.to_vec().into_iter().filter(|s| s.end() > min).collect()
+    }
+
+    /// The segment containing `phys`, borrowed for as long as `&self`; `None` below the
+    /// first readable offset.
     pub(crate) fn segment_at(&self, phys: u64) -> Option<&Segment> {
+        if phys < self.min_offset() {
+            return None;
+        }
         let first = self.segments.get(0)?.start();
         let idx = usize::try_from(phys.checked_sub(first)? / self.segment_size).ok()?;
         self.segments.get(idx)

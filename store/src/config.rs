@@ -8,9 +8,14 @@ use crate::error::ConfigError;
 pub use crate::put_path::SequencerConfig;
 
 use crate::io::fault::FaultInjector;
+use crate::retention::Retention;
 
-/// 1 GiB: RocketMQ's default `mappedFileSizeCommitLog`.
-pub const DEFAULT_SEGMENT_SIZE: u64 = 1 << 30;
+/// 64 MiB: the library's default segment size (ours), so a store with one message takes
+/// 128 MiB of disk (the current segment and one kept ready), not RocketMQ's 3 GiB.
+/// [`StoreConfig::rocketmq`] restores RocketMQ's [`ROCKETMQ_SEGMENT_SIZE`].
+pub const DEFAULT_SEGMENT_SIZE: u64 = 64 << 20;
+/// 1 GiB: RocketMQ's default `mappedFileSizeCommitLog`, used by [`StoreConfig::rocketmq`].
+pub const ROCKETMQ_SEGMENT_SIZE: u64 = 1 << 30;
 /// 4 MiB: RocketMQ's default `maxMessageSize` (the codec's
 /// [`DEFAULT_MAX_BODY_SIZE`](crate::codec::DEFAULT_MAX_BODY_SIZE), one constant).
 pub const DEFAULT_MAX_MESSAGE_SIZE: usize = crate::codec::DEFAULT_MAX_BODY_SIZE;
@@ -24,10 +29,18 @@ pub const DEFAULT_SYNC_FLUSH_TIMEOUT: Duration = Duration::from_secs(5);
 pub const DEFAULT_COMMIT_INTERVAL: Duration = Duration::from_millis(200);
 /// 5 buffers: RocketMQ's default `transientStorePoolSize`.
 pub const DEFAULT_POOL_BUFFERS: usize = 5;
-/// 300 000 entries of 20 bytes: RocketMQ's default `mappedFileSizeConsumeQueue`.
-pub const DEFAULT_CONSUME_QUEUE_ENTRIES: u64 = 300_000;
-/// 2 segments: RocketMQ's `AllocateMappedFileService` prepares the next and the next-next file.
-pub const DEFAULT_PREALLOCATE_AHEAD: usize = 2;
+/// 65 536 entries of 20 bytes (1.25 MiB per consume-queue file): the library's default
+/// (ours), a fifth of RocketMQ's [`ROCKETMQ_CONSUME_QUEUE_ENTRIES`], since every
+/// (topic, queue id) that receives a message reserves one whole file.
+pub const DEFAULT_CONSUME_QUEUE_ENTRIES: u64 = 65_536;
+/// 300 000 entries of 20 bytes: RocketMQ's default `mappedFileSizeConsumeQueue`, used by
+/// [`StoreConfig::rocketmq`].
+pub const ROCKETMQ_CONSUME_QUEUE_ENTRIES: u64 = 300_000;
+/// 1 segment: the library's default (ours), the next segment only.
+pub const DEFAULT_PREALLOCATE_AHEAD: usize = 1;
+/// 2 segments: RocketMQ's `AllocateMappedFileService` prepares the next and the next-next
+/// file; used by [`StoreConfig::rocketmq`].
+pub const ROCKETMQ_PREALLOCATE_AHEAD: usize = 2;
 /// Page size assumed by `least_pages` (RocketMQ's `OS_PAGE_SIZE`).
 pub const PAGE_SIZE: u64 = 4096;
 
@@ -166,18 +179,28 @@ pub enum PutPath {
 
 /// Configuration of a [`MessageStore`](crate::MessageStore).
 ///
-/// Build with struct update syntax over [`StoreConfig::default`].
+/// Build with struct update syntax over [`StoreConfig::default`] (sized for a library:
+/// 64 MiB segments, one kept ready, so one message takes 128 MiB of disk plus 1.25 MiB per
+/// consume queue) or [`StoreConfig::rocketmq`] (RocketMQ's broker sizes: 1 GiB segments,
+/// two kept ready, 3 GiB of disk from the first message).
+///
+/// Disk used while open: `segment_size` x (segments holding data + `preallocate_ahead`
+/// ready ones) for the commitlog (per topic under [`Layout::PerTopic`]), plus
+/// `consume_queue_entries` x 20 bytes per started consume-queue file.
 ///
 /// # Examples
 /// ```
 /// use abslock_store::{FlushMode, StoreConfig};
-/// let config = StoreConfig { segment_size: 64 << 20, flush: FlushMode::SYNC, ..StoreConfig::default() };
+/// let config = StoreConfig { segment_size: 16 << 20, flush: FlushMode::SYNC, ..StoreConfig::default() };
 /// assert_eq!(config.max_message_size, 4 << 20);
+/// assert_eq!(StoreConfig::default().segment_size, 64 << 20);
+/// assert_eq!(StoreConfig::rocketmq().segment_size, 1 << 30);
 /// ```
 #[derive(Debug, Clone)]
 pub struct StoreConfig {
-    /// Bytes per commitlog segment (RocketMQ `mappedFileSizeCommitLog`, default 1 GiB).
-    /// At least 64 bytes; tests use a few KiB.
+    /// Bytes per commitlog segment (RocketMQ `mappedFileSizeCommitLog`; default 64 MiB,
+    /// RocketMQ's 1 GiB in [`StoreConfig::rocketmq`]). Each segment is reserved whole on
+    /// disk when created. At least 64 bytes; tests use a few KiB.
     pub segment_size: u64,
     /// Largest message body in bytes (RocketMQ `maxMessageSize`, default 4 MiB).
     pub max_message_size: usize,
@@ -195,7 +218,7 @@ pub struct StoreConfig {
     pub preallocate: bool,
     /// Segments the preallocation thread keeps ready ahead of the current one (ours, after
     /// RocketMQ's `AllocateMappedFileService`, which prepares the next and the next-next
-    /// file: default 2). A roll then normally takes a ready segment even when the put path
+    /// file: 2 in [`StoreConfig::rocketmq`]; default 1). A roll then normally takes a ready segment even when the put path
     /// briefly writes faster than segments are created; it cannot help when it does so
     /// steadily. Each ready segment holds `segment_size` bytes of disk (and of memory once
     /// warmed). At least 1; ignored when `preallocate` is off.
@@ -213,7 +236,8 @@ pub struct StoreConfig {
     /// What recovery does with a damaged record (ours, after RocksDB's `WALRecoveryMode`).
     /// Default [`RecoveryMode::Strict`].
     pub recovery: RecoveryMode,
-    /// Entries per consume-queue file (RocketMQ `mappedFileSizeConsumeQueue` / 20, default 300 000).
+    /// Entries per consume-queue file (RocketMQ `mappedFileSizeConsumeQueue` / 20; default
+    /// 65 536, RocketMQ's 300 000 in [`StoreConfig::rocketmq`]).
     pub consume_queue_entries: u64,
     /// Interval at which consume queues are flushed and the checkpoint written (RocketMQ
     /// `flushIntervalConsumeQueue` = 1 s).
@@ -224,6 +248,9 @@ pub struct StoreConfig {
     /// Who runs the put-message critical section (ours; `docs/delegation.md`). Default
     /// [`PutPath::Lock`], RocketMQ's path.
     pub put_path: PutPath,
+    /// When old commitlog segments are deleted (RocketMQ `fileReservedTime`,
+    /// `diskMaxUsedSpaceRatio`, `cleanResourceInterval`). Default: never.
+    pub retention: Retention,
     /// Test hook: injects file-operation failures. Default injects nothing.
     #[doc(hidden)]
     pub fault_injector: FaultInjector,
@@ -247,12 +274,35 @@ impl Default for StoreConfig {
             checkpoint_interval: Duration::from_secs(1),
             topic_queue_stripes: 32,
             put_path: PutPath::Lock,
+            retention: Retention::default(),
             fault_injector: FaultInjector::default(),
         }
     }
 }
 
 impl StoreConfig {
+    /// RocketMQ's broker sizes (ours as a profile; values from RocketMQ's
+    /// `MessageStoreConfig`): 1 GiB segments (`mappedFileSizeCommitLog`), two kept ready
+    /// (`AllocateMappedFileService`), 300 000 entries per consume-queue file
+    /// (`mappedFileSizeConsumeQueue`); everything else as [`StoreConfig::default`]. Needs
+    /// 3 GiB of free disk from the first message on (6 GiB for two topics under
+    /// [`Layout::PerTopic`]).
+    ///
+    /// # Examples
+    /// ```
+    /// use abslock_store::StoreConfig;
+    /// let config = StoreConfig::rocketmq();
+    /// assert_eq!((config.segment_size, config.preallocate_ahead), (1 << 30, 2));
+    /// ```
+    pub fn rocketmq() -> Self {
+        Self {
+            segment_size: ROCKETMQ_SEGMENT_SIZE,
+            preallocate_ahead: ROCKETMQ_PREALLOCATE_AHEAD,
+            consume_queue_entries: ROCKETMQ_CONSUME_QUEUE_ENTRIES,
+            ..Self::default()
+        }
+    }
+
     /// The codec's encode options for this configuration (built once per log at open).
     pub(crate) fn encode_options(&self) -> EncodeOptions {
         EncodeOptions {

@@ -35,6 +35,11 @@ pub(crate) struct ConsumeQueue {
     files: AppendOnly<CqFile>,
     len: AtomicU64,
     flushed_len: AtomicU64,
+    /// First readable queue offset (RocketMQ `ConsumeQueue.minLogicOffset`): entries below
+    /// point at commitlog segments retention deleted.
+    min: AtomicU64,
+    /// Leading files whose blocks retention released (this run).
+    released_files: AtomicU64,
 }
 
 impl ConsumeQueue {
@@ -94,6 +99,8 @@ impl ConsumeQueue {
             files: AppendOnly::default(),
             len: AtomicU64::new(0),
             flushed_len: AtomicU64::new(0),
+            min: AtomicU64::new(0),
+            released_files: AtomicU64::new(0),
         }
     }
 
@@ -188,6 +195,67 @@ impl ConsumeQueue {
         }
         self.flushed_len.store(self.flushed_len.load(Ordering::Acquire).min(new_len), Ordering::Release);
         Ok(removed)
+    }
+
+    /// First readable queue offset.
+    pub(crate) fn min_offset(&self) -> u64 {
+        self.min.load(Ordering::Acquire)
+    }
+
+    /// Raises the first readable queue offset to the first entry whose record starts at or
+    /// after `min_physical` (all entries if none does). Entries increase in physical
+    /// offset, and zeroed entries (released files, or a queue rebuilt from a log whose
+    /// front was deleted) form a prefix, so a binary search finds it.
+    pub(crate) fn follow_min_physical(&self, min_physical: u64) -> u64 {
+        let below =
+            |qo: u64| self.raw_entry(qo).is_none_or(|e| e.size == 0 || e.physical_offset < min_physical);
+        let (mut lo, mut hi) = (self.min_offset(), self.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if below(mid) { lo = mid + 1 } else { hi = mid }
+        }
+        self.min.fetch_max(lo, Ordering::AcqRel);
+        self.min_offset()
+    }
+
+    /// Length of the queue as far as its entries point wholly below `min_physical` (the
+    /// log's first readable offset): one past its last non-zero entry if that entry lies
+    /// below `min_physical`, else 0. At open, the log no longer holds those records, so the
+    /// entries are what keeps the queue's length (and next queue offset) after retention.
+    pub(crate) fn deleted_len(&self, min_physical: u64) -> u64 {
+        let mut qo = self.files.len() as u64 * self.per_file;
+        while qo > 0 {
+            match self.raw_entry(qo - 1) {
+                Some(e) if e == Entry::default() => qo -= 1,
+                Some(e)
+                    if e.size > 0 && e.physical_offset.saturating_add(u64::from(e.size)) <= min_physical =>
+                {
+                    return qo;
+                }
+                _ => return 0,
+            }
+        }
+        0
+    }
+
+    /// Releases the blocks of the leading files whose entries are all below the first
+    /// readable queue offset, oldest first; returns how many it released. The files keep
+    /// their size and read as zeros. The files holding the last two entries are kept
+    /// whatever the minimum: the queue's length is found by its last entry at open (see
+    /// [`Self::deleted_len`]).
+    pub(crate) fn release_files_below_min(&self) -> FsResult<u64> {
+        let keep_from = self.len().saturating_sub(2) / self.per_file;
+        let whole = (self.min_offset() / self.per_file).min(keep_from);
+        let mut released = 0;
+        let mut idx = self.released_files.load(Ordering::Acquire);
+        while idx < whole {
+            let Some(f) = self.file(idx) else { break };
+            self.fs.release_blocks(&f.path)?;
+            idx += 1;
+            released += 1;
+            self.released_files.store(idx, Ordering::Release);
+        }
+        Ok(released)
     }
 
     /// msyncs entries written since the last flush.

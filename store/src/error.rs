@@ -177,6 +177,9 @@ pub enum BackgroundError {
     /// Writing the checkpoint (or flushing the consume queues before it) failed.
     #[error("checkpoint failed: {0}")]
     Checkpoint(Arc<FileError>),
+    /// A background retention run stopped at a failed deletion step; the next run retries.
+    #[error("{0}")]
+    Retention(Arc<crate::retention::RetentionError>),
 }
 
 /// [`MessageStore::put_message`](crate::MessageStore::put_message) or
@@ -205,7 +208,7 @@ pub enum PutError {
     EmptyBatch,
     /// The encoded batch would need more than one segment roll; batches are all or nothing.
     #[error(
-        "batch of {size} encoded bytes exceeds the {limit}-byte batch limit (segment size - 8); split the batch"
+        "batch of {size} encoded bytes exceeds the {limit}-byte batch limit (segment_size - 8); split the batch or raise segment_size"
     )]
     BatchTooLarge {
         /// Encoded batch size in bytes.
@@ -288,6 +291,42 @@ pub enum ReadError {
         physical_offset: u64,
         /// Size in the entry, bytes.
         size: u32,
+    },
+    /// No record starts at the physical offset given to
+    /// [`get_message_at`](crate::MessageStore::get_message_at): it points into a record or
+    /// past a segment's blank. The log itself is intact (ours).
+    #[error(
+        "no record starts at physical offset {physical_offset}; pass an offset from a PutResult or a StoredMessage"
+    )]
+    NoRecordAt {
+        /// The offset asked for.
+        physical_offset: u64,
+    },
+    /// The queue offset is below the queue's first readable offset: retention deleted the
+    /// segment its record was in (ours; RocketMQ answers `OFFSET_TOO_SMALL`).
+    #[error(
+        "queue offset {queue_offset} of {topic}/{queue_id} was deleted by retention; the first readable queue offset is {min_queue_offset}"
+    )]
+    BelowMinQueueOffset {
+        /// Topic.
+        topic: String,
+        /// Queue id.
+        queue_id: u32,
+        /// The queue offset asked for.
+        queue_offset: u64,
+        /// The queue's first readable queue offset.
+        min_queue_offset: u64,
+    },
+    /// The physical offset is below the log's first readable offset: retention deleted its
+    /// segment (ours).
+    #[error(
+        "physical offset {physical_offset} was deleted by retention; the first readable physical offset is {min_physical_offset}"
+    )]
+    BelowMinPhysicalOffset {
+        /// The physical offset asked for.
+        physical_offset: u64,
+        /// The log's first readable physical offset.
+        min_physical_offset: u64,
     },
     /// `get_message_at` without a topic on a [`Layout::PerTopic`](crate::Layout::PerTopic)
     /// store, where each topic has its own physical offsets.

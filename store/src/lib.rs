@@ -53,16 +53,19 @@ mod put_executor;
 mod put_result;
 mod recovery;
 mod recovery_report;
+mod retention;
 mod segment;
 mod store;
 mod topic_queue;
+mod transfer;
 
 pub use codec::{DecodeError, StoredMessage, ValidationError};
 pub use commitlog::{CommitLog, EncodedRecord, WarmSegments};
 pub use config::{
     DEFAULT_COMMIT_INTERVAL, DEFAULT_CONSUME_QUEUE_ENTRIES, DEFAULT_FLUSH_INTERVAL,
     DEFAULT_FLUSH_LEAST_PAGES, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_POOL_BUFFERS, DEFAULT_PREALLOCATE_AHEAD,
-    DEFAULT_SEGMENT_SIZE, DEFAULT_SYNC_FLUSH_TIMEOUT, FlushMode, Layout, PAGE_SIZE, PutPath, RecoveryMode,
+    DEFAULT_SEGMENT_SIZE, DEFAULT_SYNC_FLUSH_TIMEOUT, FlushMode, Layout, PAGE_SIZE, PutPath,
+    ROCKETMQ_CONSUME_QUEUE_ENTRIES, ROCKETMQ_PREALLOCATE_AHEAD, ROCKETMQ_SEGMENT_SIZE, RecoveryMode,
     SequencerConfig, StoreConfig, WarmUp, WriteMode,
 };
 pub use error::{
@@ -71,7 +74,9 @@ pub use error::{
 };
 pub use message::Message;
 pub use recovery_report::{Cut, LogRecovery, RecoveryReport};
+pub use retention::{DEFAULT_RETENTION_INTERVAL, Retention, RetentionError, RetentionReport};
 pub use store::{MessageStore, PutResult, StoreStats};
+pub use transfer::{TransferError, TransferLimit, TransferMethod, TransferReport};
 
 /// Fault injection for tests: make chosen file operations fail (see
 /// [`StoreConfig::fault_injector`]).

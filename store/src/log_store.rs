@@ -112,6 +112,7 @@ struct Shared<R: RawMutex> {
     async_flush_error: Mutex<Option<FlushError>>,
     background_error: Mutex<Option<BackgroundError>>,
     last_checkpoint: Mutex<Instant>,
+    retention: crate::retention::RetentionState,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -178,8 +179,12 @@ impl<R: RawMutex> Shared<R> {
         })
         .map_err(|e| e.into_open_error(self.log.dir()))?;
         report.entries_rebuilt = rebuilt_entries;
+        let min_physical = self.log.min_offset();
         for (topic, qid, cq) in self.cqs.all() {
             let (len, wrote) = next.get(&(topic.clone(), qid)).copied().unwrap_or((0, false));
+            // Retention deleted the segments of a queue's oldest records, or all of them: its
+            // entries there keep the queue's length, so no queue offset is handed out twice.
+            let len = len.max(cq.deleted_len(min_physical));
             let removed = cq.truncate(len)?;
             report.entries_removed += removed;
             report.queues_rebuilt += u64::from(wrote || removed > 0);
@@ -214,12 +219,20 @@ impl<R: RawMutex + Send + Sync> DispatchTarget for Shared<R> {
         if due && let Err(e) = self.write_checkpoint() {
             self.note(BackgroundError::Checkpoint(Arc::new(e)));
         }
+        if let Err(e) = self.retention.run_if_due(&self.config.retention, self.retention_parts()) {
+            self.note(BackgroundError::Retention(Arc::new(e)));
+        }
     }
 }
 
 impl<R: RawMutex> Shared<R> {
     fn note(&self, what: BackgroundError) {
         *lock(&self.background_error) = Some(what);
+    }
+
+    fn retention_parts(&self) -> crate::retention::Parts<'_, R> {
+        let dispatched = *lock(&self.reput);
+        crate::retention::Parts { log: &self.log, cqs: &self.cqs, fs: &self.fs, dispatched }
     }
 }
 
@@ -331,6 +344,7 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
         let shared = Self::assemble(dir, config, fs, rec, lock_)?;
         fs.create_marker(&dir.join("abort"))?;
         shared.rebuild_queues(&mut report)?;
+        crate::retention::follow_min(&shared.log, &shared.cqs);
         let dispatcher = match dispatcher {
             Some(d) => d,
             None => {
@@ -397,6 +411,7 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
             async_flush_error: Mutex::new(None),
             background_error: Mutex::new(None),
             last_checkpoint: Mutex::new(Instant::now()),
+            retention: Default::default(),
         }))
     }
 
@@ -558,6 +573,52 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
         queue_id: u32,
         queue_offset: u64,
     ) -> Result<Option<StoredMessage<'_>>, ReadError> {
+        self.check_min_queue_offset(topic, queue_id, queue_offset)?;
+        let read = self.get_message_above_min(topic, queue_id, queue_offset);
+        if !matches!(read, Ok(Some(_))) {
+            // Retention may have deleted the record between the check and the read.
+            self.check_min_queue_offset(topic, queue_id, queue_offset)?;
+        }
+        read
+    }
+
+    /// A typed error if `queue_offset` is below the queue's first readable offset.
+    fn check_min_queue_offset(&self, topic: &str, queue_id: u32, queue_offset: u64) -> Result<(), ReadError> {
+        let min_queue_offset = self.min_queue_offset(topic, queue_id);
+        if queue_offset < min_queue_offset {
+            return Err(ReadError::BelowMinQueueOffset {
+                topic: topic.to_owned(),
+                queue_id,
+                queue_offset,
+                min_queue_offset,
+            });
+        }
+        Ok(())
+    }
+
+    /// First readable queue offset of (topic, queue id); 0 for an unknown queue.
+    pub(crate) fn min_queue_offset(&self, topic: &str, queue_id: u32) -> u64 {
+        self.shared.cqs.get(topic, queue_id).map_or(0, |cq| cq.min_offset())
+    }
+
+    /// Runs retention now, as if the wall clock read `now`.
+    pub(crate) fn run_retention_at(
+        &self,
+        now: std::time::SystemTime,
+    ) -> Result<crate::RetentionReport, crate::RetentionError> {
+        // Index everything readable first, so an explicit run is not held back by a
+        // dispatcher that has not caught up (it deletes less if this fails).
+        let _ = self.catch_up();
+        let s = &*self.shared;
+        s.retention.run_at(&s.config.retention, s.retention_parts(), now)
+    }
+
+    fn get_message_above_min(
+        &self,
+        topic: &str,
+        queue_id: u32,
+        queue_offset: u64,
+    ) -> Result<Option<StoredMessage<'_>>, ReadError> {
         let e = match self.entry(topic, queue_id, queue_offset) {
             Some(e) => e,
             None => {
@@ -601,6 +662,10 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
         physical_offset: u64,
     ) -> Result<Option<StoredMessage<'_>>, ReadError> {
         let log = &self.shared.log;
+        let min_physical_offset = log.min_offset();
+        if physical_offset < min_physical_offset {
+            return Err(ReadError::BelowMinPhysicalOffset { physical_offset, min_physical_offset });
+        }
         if physical_offset >= log.readable_end() {
             let _ = log.commit();
         }
@@ -608,8 +673,39 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
         match codec::decode(bytes, Some(physical_offset)) {
             Ok(Decoded::Message(m)) => Ok(Some(m)),
             Ok(_) => Ok(None),
+            // No magic code where a record would start: the offset points into a record, not
+            // at damage (everything below the readable end was verified or written by us).
+            Err(codec::DecodeError::BadMagic { .. } | codec::DecodeError::Unwritten) => {
+                Err(ReadError::NoRecordAt { physical_offset })
+            }
             Err(source) => Err(ReadError::Corrupt { physical_offset, source }),
         }
+    }
+
+    /// Sends records of (topic, queue id) from `from_offset` to `out` (see
+    /// [`crate::transfer`]), after dispatching everything readable.
+    pub(crate) fn transfer_to(
+        &self,
+        topic: &str,
+        queue_id: u32,
+        from_offset: u64,
+        limit: crate::transfer::TransferLimit,
+        out: std::os::fd::BorrowedFd<'_>,
+    ) -> Result<crate::transfer::TransferReport, crate::transfer::TransferError> {
+        let mut caught_up = false;
+        // A missing entry may only be undispatched: dispatch what is readable, once.
+        let entry = |qo| match self
+            .check_min_queue_offset(topic, queue_id, qo)
+            .map(|()| self.entry(topic, queue_id, qo))?
+        {
+            None if !caught_up => {
+                caught_up = true;
+                self.catch_up()?;
+                Ok(self.entry(topic, queue_id, qo))
+            }
+            e => Ok(e),
+        };
+        crate::transfer::transfer(&self.shared.log, (topic, queue_id), from_offset, limit, entry, out)
     }
 
     /// Commits and msyncs everything written; returns the flushed offset.

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::fs::File;
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
 
@@ -20,6 +21,8 @@ use crate::log_store::LogStore;
 use crate::message::Message;
 pub use crate::put_result::PutResult;
 use crate::recovery_report::RecoveryReport;
+use crate::retention::{RetentionError, RetentionReport};
+use crate::transfer::{TransferError, TransferLimit, TransferReport};
 
 /// Counters of a store (summed over topics under [`Layout::PerTopic`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -301,7 +304,8 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
     /// `Ok(None)` past the readable end or at an end-of-segment blank.
     ///
     /// # Errors
-    /// [`ReadError::Corrupt`] if no valid record starts there; [`ReadError::TopicRequired`]
+    /// [`ReadError::NoRecordAt`] if no record starts there (an offset inside a record),
+    /// [`ReadError::Corrupt`] if the record there is damaged; [`ReadError::TopicRequired`]
     /// under [`Layout::PerTopic`] (use [`get_message_at_in`](Self::get_message_at_in)).
     ///
     /// # Examples
@@ -336,6 +340,127 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
             Some(l) => l.get_message_at(physical_offset),
             None => Ok(None),
         }
+    }
+
+    /// Sends the records of (topic, queue id) from `from_offset` on to `out` (a socket, a
+    /// pipe, a file), up to `limit`, with `sendfile(2)` from the segment files (zero-copy,
+    /// Kafka's `FileChannel.transferTo`), falling back to `write(2)` from the mapping where
+    /// the kernel refuses `sendfile` for this descriptor. Blocks while `out` is full.
+    ///
+    /// What goes out is each record exactly as stored, in queue order, back to back: its
+    /// layout is `docs/format.md`'s, so a receiver splits the stream by each record's
+    /// leading total size and decodes it with [`codec::decode`]. Only records below the
+    /// readable end are sent, the same bound as [`get_message`](Self::get_message): the
+    /// flushed position under [`FlushMode::Sync`](crate::FlushMode::Sync), else the
+    /// position written to the files (committed in pooled write mode). An unknown queue or
+    /// an offset at its end sends nothing and returns a report of zero messages.
+    ///
+    /// # Errors
+    /// [`TransferError::Read`]: a damaged consume-queue entry or record (whole records sent
+    /// before it are in the report); [`TransferError::Write`]: the descriptor failed (e.g.
+    /// `EAGAIN` on a full non-blocking socket, `EPIPE`), possibly in the middle of a record.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::io::Read;
+    /// use abslock_store::{Message, MessageStore, StoreConfig, TransferLimit, codec};
+    /// let dir = tempfile::tempdir()?;
+    /// let config = StoreConfig { segment_size: 1 << 20, ..StoreConfig::default() };
+    /// let store: MessageStore<parking_lot::RawMutex> = MessageStore::open(dir.path(), config)?;
+    /// for body in ["one", "two", "three"] {
+    ///     store.put_message(&Message::new("orders", body.as_bytes().to_vec()).queue_id(0))?;
+    /// }
+    /// let (mut rx, tx) = std::os::unix::net::UnixStream::pair()?;
+    /// let sent = store.transfer_to("orders", 0, 1, TransferLimit::messages(10), &tx)?;
+    /// assert_eq!((sent.messages, sent.next_offset), (2, 3));
+    /// drop(tx);
+    /// let mut bytes = Vec::new();
+    /// rx.read_to_end(&mut bytes)?;
+    /// assert_eq!(bytes.len() as u64, sent.bytes);
+    /// let codec::Decoded::Message(first) = codec::decode(&bytes, None)? else { panic!("a record") };
+    /// assert_eq!(first.body(), b"two");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn transfer_to(
+        &self,
+        topic: &str,
+        queue_id: u32,
+        from_offset: u64,
+        limit: TransferLimit,
+        out: &impl AsFd,
+    ) -> Result<TransferReport, TransferError> {
+        match self.log_of(topic) {
+            Some(l) => l.transfer_to(topic, queue_id, from_offset, limit, out.as_fd()),
+            None => Ok(TransferReport::empty_at(from_offset)),
+        }
+    }
+
+    /// Runs retention now (see [`StoreConfig::retention`]) instead of waiting for the
+    /// dispatcher thread's next check, and returns what it deleted. Does nothing when no
+    /// retention limit is configured.
+    ///
+    /// # Errors
+    /// [`RetentionError`]: a deletion step failed; what was deleted before stays deleted,
+    /// and the next run retries.
+    ///
+    /// # Examples
+    /// ```
+    /// use abslock_store::{Message, MessageStore, Retention, StoreConfig};
+    /// let dir = tempfile::tempdir()?;
+    /// let retention = Retention { max_bytes: Some(8192), ..Retention::default() };
+    /// let config = StoreConfig { segment_size: 4096, retention, ..StoreConfig::default() };
+    /// let store: MessageStore<parking_lot::RawMutex> = MessageStore::open(dir.path(), config)?;
+    /// for _ in 0..40 {
+    ///     store.put_message(&Message::new("orders", vec![0u8; 500]))?;
+    /// }
+    /// store.flush()?;
+    /// let deleted = store.run_retention_now()?;
+    /// assert!(deleted.segments_deleted > 0);
+    /// assert!(store.min_queue_offset("orders", 0) > 0);
+    /// assert!(store.get_message("orders", 0, 0).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn run_retention_now(&self) -> Result<RetentionReport, RetentionError> {
+        self.run_retention_at(std::time::SystemTime::now())
+    }
+
+    /// Runs retention as if the wall clock read `now`: what
+    /// [`run_retention_now`](Self::run_retention_now) does, with the age limit measured
+    /// from `now` (for tests and tools that decide about age without waiting).
+    ///
+    /// # Errors
+    /// As [`run_retention_now`](Self::run_retention_now).
+    pub fn run_retention_at(&self, now: std::time::SystemTime) -> Result<RetentionReport, RetentionError> {
+        let mut reports = Vec::new();
+        let mut failure = None;
+        self.each_log(|l| match l.run_retention_at(now) {
+            Ok(r) => reports.push(r),
+            Err(e) if failure.is_none() => failure = Some(e),
+            Err(e) => reports.push(e.report),
+        });
+        match failure {
+            Some(mut e) => {
+                let mut all = reports;
+                all.push(e.report);
+                e.report = crate::retention::sum(all);
+                Err(e)
+            }
+            None => Ok(crate::retention::sum(reports)),
+        }
+    }
+
+    /// First readable queue offset of (topic, queue id) (RocketMQ
+    /// `getMinOffsetInQueue`): 0 until retention deletes the segments holding its oldest
+    /// records. Reads below it get [`ReadError::BelowMinQueueOffset`].
+    pub fn min_queue_offset(&self, topic: &str, queue_id: u32) -> u64 {
+        self.log_of(topic).map_or(0, |l| l.min_queue_offset(topic, queue_id))
+    }
+
+    /// First readable physical offset of `topic`'s log (any layout; under
+    /// [`Layout::Single`] every topic shares one log) (RocketMQ `getMinPhyOffset`). Reads
+    /// below it get [`ReadError::BelowMinPhysicalOffset`]. 0 for an unknown topic.
+    pub fn min_physical_offset_in(&self, topic: &str) -> u64 {
+        self.log_of(topic).map_or(0, |l| l.log().min_offset())
     }
 
     fn each_log(&self, mut f: impl FnMut(&LogStore<R>)) {

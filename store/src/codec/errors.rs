@@ -30,7 +30,7 @@ impl std::fmt::Display for PropertyPart {
 pub enum ValidationError {
     /// The body is longer than `EncodeOptions::max_body_size`.
     #[error(
-        "message body is {len} bytes, over the limit of {max} bytes (max_body_size): send a smaller body or raise the limit"
+        "message body is {len} bytes, over the limit of {max} bytes (StoreConfig::max_message_size, EncodeOptions::max_body_size): send a smaller body or raise the limit"
     )]
     BodyTooLarge {
         /// Body length (bytes).
@@ -100,7 +100,9 @@ pub enum ValidationError {
     },
     /// The whole record would be longer than `i32::MAX` bytes (possible only when
     /// `max_body_size` is set above it).
-    #[error("the record would be {len} bytes, over the format's limit of {max} bytes: lower max_body_size")]
+    #[error(
+        "the record would be {len} bytes, over the format's limit of {max} bytes: lower StoreConfig::max_message_size (EncodeOptions::max_body_size)"
+    )]
     RecordTooLarge {
         /// Record length (bytes).
         len: usize,

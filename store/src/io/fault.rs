@@ -27,9 +27,14 @@ pub enum FaultPoint {
     /// Warming a fresh segment on the preallocation thread (never fails; a test can
     /// [`hold`](FaultInjector::hold) the thread there).
     SegmentWarm,
+    /// A deletion step of retention: unlinking one commitlog segment, or releasing the
+    /// blocks of one consume-queue file. Fails with `EIO` before the step does anything,
+    /// so a test stops a deletion after any number of steps (see
+    /// [`FaultInjector::fail_after`]).
+    RetentionDelete,
 }
 
-const POINTS: usize = 7;
+const POINTS: usize = 8;
 
 fn slot(point: FaultPoint) -> usize {
     match point {
@@ -40,6 +45,7 @@ fn slot(point: FaultPoint) -> usize {
         FaultPoint::CheckpointWrite => 4,
         FaultPoint::Map => 5,
         FaultPoint::SegmentWarm => 6,
+        FaultPoint::RetentionDelete => 7,
     }
 }
 
@@ -52,6 +58,8 @@ struct Counters {
     remaining: [AtomicU64; POINTS],
     /// Failures injected so far per point.
     injected: [AtomicU64; POINTS],
+    /// Operations still to let through before the armed failures start.
+    pass: [AtomicU64; POINTS],
     /// Whether any gate is armed (spares the mutex on every file operation otherwise).
     any_gate: AtomicBool,
     gates: Mutex<Gates>,
@@ -100,9 +108,30 @@ impl FaultInjector {
         self.counters.remaining[slot(point)].store(times, Ordering::SeqCst);
     }
 
+    /// Lets the next `successes` `point` operations succeed, then makes every later one
+    /// fail until [`clear`](Self::clear): a crash after exactly `successes` steps.
+    ///
+    /// # Examples
+    /// ```
+    /// use abslock_store::fault::{FaultInjector, FaultPoint};
+    /// let faults = FaultInjector::default();
+    /// faults.fail_after(FaultPoint::RetentionDelete, 2);
+    /// assert!(faults.check(FaultPoint::RetentionDelete).is_ok());
+    /// assert!(faults.check(FaultPoint::RetentionDelete).is_ok());
+    /// assert!(faults.check(FaultPoint::RetentionDelete).is_err());
+    /// assert!(faults.check(FaultPoint::RetentionDelete).is_err());
+    /// faults.clear(FaultPoint::RetentionDelete);
+    /// assert!(faults.check(FaultPoint::RetentionDelete).is_ok());
+    /// ```
+    pub fn fail_after(&self, point: FaultPoint, successes: u64) {
+        self.counters.pass[slot(point)].store(successes, Ordering::SeqCst);
+        self.counters.remaining[slot(point)].store(ALWAYS, Ordering::SeqCst);
+    }
+
     /// Stops injecting failures at `point`.
     pub fn clear(&self, point: FaultPoint) {
         self.counters.remaining[slot(point)].store(0, Ordering::SeqCst);
+        self.counters.pass[slot(point)].store(0, Ordering::SeqCst);
     }
 
     /// How many failures were injected at `point` so far.
@@ -169,6 +198,12 @@ impl FaultInjector {
         let mut cur = remaining.load(Ordering::Relaxed);
         loop {
             if cur == 0 {
+                return Ok(());
+            }
+            let pass = &self.counters.pass[slot(point)];
+            if pass.load(Ordering::SeqCst) > 0
+                && pass.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)).is_ok()
+            {
                 return Ok(());
             }
             let next = if cur == ALWAYS { ALWAYS } else { cur - 1 };

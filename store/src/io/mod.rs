@@ -32,6 +32,42 @@ fn err(op: &'static str, path: &Path, source: io::Error) -> FileError {
     FileError::new(op, path, source)
 }
 
+/// A full disk while reserving `len` bytes: the error names the size it needed and the
+/// configuration fields that lower it, since the file's size is the caller's choice.
+fn out_of_space(e: FileError, len: u64, point: FaultPoint) -> FileError {
+    if e.io_error().kind() != io::ErrorKind::StorageFull {
+        return e;
+    }
+    let knobs = match point {
+        FaultPoint::ConsumeQueueCreate => "consume_queue_entries (20 bytes each per file)",
+        _ => "segment_size, preallocate_ahead (or preallocate = false) and retention",
+    };
+    let (op, path) = (e.op(), e.path().to_path_buf());
+    let source = io::Error::new(
+        io::ErrorKind::StorageFull,
+        format!("{}; it needed {len} bytes; lower StoreConfig's {knobs}", e.io_error()),
+    );
+    FileError::new(op, &path, source)
+}
+
+/// `fallocate(PUNCH_HOLE | KEEP_SIZE)` over `[0, len)`. A file system without hole
+/// punching keeps the blocks until the file is closed and unmapped (not an error).
+fn punch_hole(file: &File, path: &Path, len: u64) -> FsResult<()> {
+    let Ok(len) = libc::off_t::try_from(len) else { return Ok(()) };
+    // SAFETY: `file` is an open, writable descriptor for the duration of the call;
+    // fallocate takes no pointers.
+    let rc = unsafe {
+        libc::fallocate(file.as_raw_fd(), libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE, 0, len)
+    };
+    if rc != 0 {
+        let e = io::Error::last_os_error();
+        if !matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::ENOSYS)) {
+            return Err(err("release the blocks of", path, e));
+        }
+    }
+    Ok(())
+}
+
 /// The temporary name a file is built under before its rename makes it visible.
 fn tmp_path(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
@@ -69,7 +105,7 @@ impl FileOps {
             // Best effort: a leftover tmp file is removed again at the next attempt or open.
             let _ = fs::remove_file(&tmp);
         }
-        result
+        result.map_err(|e| out_of_space(e, len, point))
     }
 
     fn create_reserved_at(&self, tmp: &Path, path: &Path, len: u64, point: FaultPoint) -> FsResult<File> {
@@ -206,6 +242,30 @@ impl FileOps {
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
             Err(e) => Err(err("remove", path, e)),
         }
+    }
+
+    /// Retention's deletion of one commitlog segment: unlinks `path`, makes the unlink
+    /// durable (`fsync` of the directory, so deletions reach the disk in order), then
+    /// releases the blocks through `file`, which may still be mapped: the mapping stays
+    /// valid and reads zeros, and the disk space is free now rather than at unmap.
+    pub(crate) fn delete_segment(&self, path: &Path, file: &File) -> FsResult<()> {
+        self.check(FaultPoint::RetentionDelete, "delete", path)?;
+        self.remove_file(path)?;
+        if let Some(dir) = path.parent() {
+            self.sync_dir(dir)?;
+        }
+        let len = self.file_len(file, path)?;
+        punch_hole(file, path, len)
+    }
+
+    /// Retention's release of one consume-queue file whose entries are all below the
+    /// queue's minimum: its blocks are freed (it reads as zeros) and its size kept, so the
+    /// queue's files stay `i * file size` apart.
+    pub(crate) fn release_blocks(&self, path: &Path) -> FsResult<()> {
+        self.check(FaultPoint::RetentionDelete, "release the blocks of", path)?;
+        let file = self.open_rw(path)?;
+        let len = self.file_len(&file, path)?;
+        punch_hole(&file, path, len)
     }
 
     /// Removes a directory and everything under it; a missing directory is not an error.

@@ -122,6 +122,11 @@ impl Segment {
         &self.path
     }
 
+    /// The open segment file (for `sendfile`).
+    pub(crate) fn file(&self) -> &File {
+        &self.file
+    }
+
     pub(crate) fn has_buffer(&self) -> bool {
         self.has_buffer
     }
