@@ -199,6 +199,9 @@ mod tests {
             background_ns_per_msg: 0.0,
             capped: false,
             abs_contended_pct: None,
+            acquire_p50_ns: None,
+            acquire_p99_ns: None,
+            acquire_p999_ns: None,
             error: String::new(),
         };
         let rounds: Vec<RoundRow> =

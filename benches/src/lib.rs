@@ -10,7 +10,7 @@
 //! |---|---|
 //! | [`strategy`], [`registry`], [`sweep_lock`], [`peers`] | strategies and their lock types |
 //! | [`grid`] | targets and cells |
-//! | [`target`], [`window`], [`cpu`] | the critical sections driven; one measured window |
+//! | [`target`], [`window`], [`cpu`], [`latency`] | the critical sections driven; one measured window |
 //! | [`run`], [`stats`], [`results`] | rounds, verdicts, the CSV files |
 //! | [`report`], [`plots`], [`compare`], [`outputs`], [`machine`] | outputs |
 //! | [`pool`] | worker threads for the criterion benches |
@@ -18,6 +18,7 @@
 pub mod compare;
 pub mod cpu;
 pub mod grid;
+pub mod latency;
 pub mod machine;
 pub mod outputs;
 pub mod peers;

@@ -3,6 +3,7 @@
 //! gets its own arm here.
 
 use crate::grid::{Cell, Target};
+use crate::latency::Sampled;
 use crate::peers::{RawSpinCrateMutex, RawStdMutex};
 use crate::strategy::Strategy;
 use crate::sweep_lock::SweepLock;
@@ -33,7 +34,23 @@ pub fn run_window(
     spec: &WindowSpec,
     abort: &AtomicBool,
 ) -> Result<Outcome, String> {
-    let run = Run { cell, targets, spec, abort };
+    traced_window(strategy, cell, targets, spec, abort, 0)
+}
+
+/// [`run_window`] with the adaptive lock's trace on, keeping up to `trace_capacity`
+/// decisions in [`Outcome::trace`] (0: off; non-adaptive strategies record none).
+///
+/// # Errors
+/// As [`run_window`].
+pub fn traced_window(
+    strategy: Strategy,
+    cell: &Cell,
+    targets: &Targets,
+    spec: &WindowSpec,
+    abort: &AtomicBool,
+    trace_capacity: usize,
+) -> Result<Outcome, String> {
+    let run = Run { cell, targets, spec, abort, trace_capacity };
     match strategy {
         Strategy::CasSpin => run.with(|| abslock::RawCasSpinLock::INIT),
         Strategy::Spin => run.with(|| abslock::RawSpinLock::INIT),
@@ -51,10 +68,20 @@ struct Run<'a> {
     targets: &'a Targets,
     spec: &'a WindowSpec,
     abort: &'a AtomicBool,
+    trace_capacity: usize,
 }
 
 impl Run<'_> {
+    /// Runs the window with locks from `make`, each wrapped for acquire-latency sampling.
     fn with<R: SweepLock>(&self, make: impl Fn() -> R + Send + Sync + 'static) -> Result<Outcome, String> {
+        let capacity = self.trace_capacity;
+        let make = move || {
+            let lock = Sampled(make());
+            if capacity > 0 {
+                lock.enable_trace(capacity);
+            }
+            lock
+        };
         match self.cell.target {
             Target::LockBound => {
                 let t = self.targets.lock_bound.as_ref().ok_or("lock-bound target not set up")?;

@@ -248,6 +248,7 @@ pub fn render(
             );
         }
         abs_summary(&mut o, &rows, ctx.cores);
+        latency(&mut o, &rows, &order);
     }
     problems(&mut o, rounds);
     if !plots.is_empty() {
@@ -288,6 +289,74 @@ fn abs_summary(o: &mut String, rows: &[&CellResult], cores: usize) {
         );
     }
     o.push('\n');
+}
+
+fn tail_word(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Faster => " lower",
+        Verdict::Slower => " higher",
+        Verdict::Tie => " ≈",
+        _ => "",
+    }
+}
+
+fn ns(x: Option<f64>) -> String {
+    match x {
+        Some(x) if x >= 10_000.0 => format!("{:.0}µs", x / 1e3),
+        Some(x) if x >= 1_000.0 => format!("{:.1}µs", x / 1e3),
+        Some(x) => format!("{x:.0}ns"),
+        None => "-".into(),
+    }
+}
+
+/// Acquire-latency tables at the target's highest thread count: p99.9 against `parking_lot`
+/// with its verdict, then p50 / p99 / p99.9.
+fn latency(o: &mut String, rows: &[&CellResult], order: &[String]) {
+    let Some(top) = rows.iter().filter(|r| r.acquire_p999_ns.is_some()).map(|r| r.threads).max() else {
+        return;
+    };
+    let at: Vec<&CellResult> = rows.iter().filter(|r| r.threads == top).copied().collect();
+    let _ = writeln!(
+        o,
+        "### Acquire latency at {top} threads
+"
+    );
+    let _ = writeln!(
+        o,
+        "Time from just before `lock()` to just after it returns, sampled on one acquisition in {every} per worker \
+         (hdrhistogram, 3 significant digits), merged over a window's workers; the figures are medians over rounds \
+         of each window's percentile. The clock read after `lock()` returns is the one read inside the critical \
+         section (on sampled acquisitions only). p99.9 ratio: median over rounds of the paired ratio to \
+         `parking_lot`'s p99.9 (below 1.00 = lower tail latency); verdict by the same sign-test interval and margin \
+         as throughput: lower, ≈ (tie) or higher.\n",
+        every = crate::latency::SAMPLE_EVERY
+    );
+    table(o, &at, order, |r| {
+        if r.p999_verdict_pl == Verdict::Reference {
+            ns(r.acquire_p999_ns)
+        } else {
+            format!("{}{}", r.p999_ratio_pl.map_or("-".into(), num), tail_word(r.p999_verdict_pl))
+        }
+    });
+    let _ = writeln!(o, "p50 / p99 / p99.9:\n");
+    table(o, &at, order, |r| {
+        format!("{} / {} / {}", ns(r.acquire_p50_ns), ns(r.acquire_p99_ns), ns(r.acquire_p999_ns))
+    });
+    for s in ["abs", "abs-rocketmq"] {
+        let mine: Vec<&&CellResult> = at.iter().filter(|r| r.strategy == s).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let n = |v: Verdict| mine.iter().filter(|r| r.p999_verdict_pl == v).count();
+        let _ = writeln!(
+            o,
+            "`{s}` p99.9 against `parking_lot` at {top} threads: lower/≈/higher {}/{}/{} of {} cells.\n",
+            n(Verdict::Faster),
+            n(Verdict::Tie),
+            n(Verdict::Slower),
+            mine.len()
+        );
+    }
 }
 
 fn problems(o: &mut String, rounds: &[RoundRow]) {

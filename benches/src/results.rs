@@ -105,6 +105,15 @@ pub struct RoundRow {
     pub capped: bool,
     /// ABS only: share of acquisitions that found the lock held, %.
     pub abs_contended_pct: Option<f64>,
+    /// Acquire latency, median of the span's sampled acquisitions (`crate::latency`), ns.
+    #[serde(default)]
+    pub acquire_p50_ns: Option<f64>,
+    /// Acquire latency, 99th percentile, ns.
+    #[serde(default)]
+    pub acquire_p99_ns: Option<f64>,
+    /// Acquire latency, 99.9th percentile, ns.
+    #[serde(default)]
+    pub acquire_p999_ns: Option<f64>,
     /// Why the window failed.
     pub error: String,
 }
@@ -166,6 +175,38 @@ pub struct CellResult {
     pub cpu_ratio_pl: f64,
     /// ABS only: median share of contended acquisitions, %.
     pub abs_contended_pct: Option<f64>,
+    /// Median over rounds of the window's median acquire latency, ns.
+    #[serde(default)]
+    pub acquire_p50_ns: Option<f64>,
+    /// Median over rounds of the window's 99th-percentile acquire latency, ns.
+    #[serde(default)]
+    pub acquire_p99_ns: Option<f64>,
+    /// Median over rounds of the window's 99.9th-percentile acquire latency, ns.
+    #[serde(default)]
+    pub acquire_p999_ns: Option<f64>,
+    /// Median of the per-round ratios of this p99.9 to `parking_lot`'s (below 1: lower latency).
+    #[serde(default)]
+    pub p999_ratio_pl: Option<f64>,
+    /// Verdict on the p99.9 against `parking_lot`, judged on `parking_lot`'s p99.9 over this
+    /// one's like a throughput ratio: `faster` = lower (better) tail latency, `slower` = higher.
+    #[serde(default = "not_available")]
+    pub p999_verdict_pl: Verdict,
+}
+
+fn not_available() -> Verdict {
+    Verdict::NotAvailable
+}
+
+fn opt_series(
+    rounds: &[RoundRow],
+    strategy: &str,
+    n: u32,
+    f: impl Fn(&RoundRow) -> Option<f64>,
+) -> Vec<Option<f64>> {
+    series(rounds, strategy, n, |x| f(x).unwrap_or(f64::NAN))
+        .into_iter()
+        .map(|v| v.filter(|x| x.is_finite()))
+        .collect()
 }
 
 macro_rules! keyed {
@@ -219,6 +260,7 @@ pub fn analyse(
     let reference = REFERENCE.name();
     let pl = thr(&reference);
     let pl_cpu = series(rounds, &reference, n, |x| x.cpu_ns_per_msg);
+    let pl_p999 = opt_series(rounds, &reference, n, |x| x.acquire_p999_ns);
     let best = names
         .iter()
         .filter_map(|s| Some((s.clone(), stats::median(&some(&thr(s)))?)))
@@ -235,6 +277,9 @@ pub fn analyse(
             let vs_pl: Paired = stats::judge(&ratios(&mine, &pl), margin);
             let vs_best = stats::judge(&ratios(&mine, &best_thr), margin);
             let cpu = series(rounds, s, n, |x| x.cpu_ns_per_msg);
+            let p999 = opt_series(rounds, s, n, |x| x.acquire_p999_ns);
+            let tail = stats::judge(&ratios(&pl_p999, &p999), margin);
+            let q = |f: fn(&RoundRow) -> Option<f64>| stats::median(&some(&opt_series(rounds, s, n, f)));
             let abs: Vec<f64> = rounds
                 .iter()
                 .filter(|x| &x.strategy == s && x.status == Status::Ok)
@@ -271,6 +316,11 @@ pub fn analyse(
                 .unwrap_or(f64::NAN),
                 cpu_ratio_pl: stats::median(&ratios(&cpu, &pl_cpu)).unwrap_or(f64::NAN),
                 abs_contended_pct: stats::median(&abs),
+                acquire_p50_ns: q(|x| x.acquire_p50_ns),
+                acquire_p99_ns: q(|x| x.acquire_p99_ns),
+                acquire_p999_ns: stats::median(&some(&p999)),
+                p999_ratio_pl: stats::median(&ratios(&p999, &pl_p999)),
+                p999_verdict_pl: if *s == reference { Verdict::Reference } else { tail.verdict },
             }
         })
         .collect()
@@ -377,6 +427,9 @@ mod tests {
             background_ns_per_msg: 0.0,
             capped: false,
             abs_contended_pct: None,
+            acquire_p50_ns: Some(100.0),
+            acquire_p99_ns: Some(1000.0),
+            acquire_p999_ns: Some(if strategy == "abs" { 2000.0 } else { 4000.0 }),
             error: String::new(),
         }
     }
@@ -401,6 +454,11 @@ mod tests {
         assert_eq!(abs.verdict_best, Verdict::Slower);
         assert_eq!(res[1].verdict_pl, Verdict::Reference);
         assert_eq!(res[1].verdict_best, Verdict::Best);
+        // abs's p99.9 is half parking_lot's in every round: lower tail latency, judged decisively.
+        assert_eq!(abs.p999_ratio_pl, Some(0.5));
+        assert_eq!(abs.p999_verdict_pl, Verdict::Faster);
+        assert_eq!(abs.acquire_p50_ns, Some(100.0));
+        assert_eq!(res[1].p999_verdict_pl, Verdict::Reference);
     }
 
     #[test]

@@ -172,6 +172,9 @@ fn window(
         background_ns_per_msg: f64::NAN,
         capped: false,
         abs_contended_pct: None,
+        acquire_p50_ns: None,
+        acquire_p99_ns: None,
+        acquire_p999_ns: None,
         error: String::new(),
     };
     match registry::run_window(strategy, cell, targets, &spec, abort) {
@@ -181,6 +184,9 @@ fn window(
             row.seconds = w.seconds;
             row.msgs_per_s = w.msgs_per_s();
             row.capped = w.capped;
+            row.acquire_p50_ns = w.acquire.map(|p| p.p50);
+            row.acquire_p99_ns = w.acquire.map(|p| p.p99);
+            row.acquire_p999_ns = w.acquire.map(|p| p.p999);
             row.abs_contended_pct = o.abs.map(|(acq, cont)| 100.0 * cont as f64 / acq.max(1) as f64);
             if w.messages == 0 {
                 row.status = Status::Stalled;

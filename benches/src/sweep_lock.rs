@@ -10,6 +10,31 @@ pub trait SweepLock: lock_api::RawMutex + Send + Sync + 'static {
     fn abs_stats(&self) -> Option<abslock::AbsStats> {
         None
     }
+
+    /// `abslock::RawAbsLock::enable_trace`: keep up to `capacity` adaptation decisions
+    /// (nothing for non-adaptive locks).
+    fn enable_trace(&self, capacity: usize) {
+        let _ = capacity;
+    }
+
+    /// `abslock::RawAbsLock::trace`, oldest first; empty for non-adaptive locks.
+    fn trace(&self) -> Vec<abslock::TracePoint> {
+        Vec::new()
+    }
+}
+
+impl<R: SweepLock> SweepLock for crate::latency::Sampled<R> {
+    fn abs_stats(&self) -> Option<abslock::AbsStats> {
+        self.inner().abs_stats()
+    }
+
+    fn enable_trace(&self, capacity: usize) {
+        self.inner().enable_trace(capacity);
+    }
+
+    fn trace(&self) -> Vec<abslock::TracePoint> {
+        self.inner().trace()
+    }
 }
 
 impl SweepLock for parking_lot::RawMutex {}
@@ -25,5 +50,13 @@ where
 {
     fn abs_stats(&self) -> Option<abslock::AbsStats> {
         Some(self.stats())
+    }
+
+    fn enable_trace(&self, capacity: usize) {
+        abslock::RawAbsLock::enable_trace(self, capacity);
+    }
+
+    fn trace(&self) -> Vec<abslock::TracePoint> {
+        abslock::RawAbsLock::trace(self)
     }
 }

@@ -4,6 +4,7 @@
 //! clock at both ends of its span.
 
 use crate::cpu;
+use crate::latency::{self, Percentiles};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Barrier, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -44,6 +45,9 @@ pub struct Window {
     pub background_cpu_ns: u64,
     /// Whether the span ended at the byte cap rather than the deadline.
     pub capped: bool,
+    /// Acquire latency over the span, sampled by [`crate::latency::Sampled`] (`None`: the
+    /// lock is not sampled, or no acquisition was).
+    pub acquire: Option<Percentiles>,
 }
 
 impl Window {
@@ -89,6 +93,7 @@ where
         end_ns: AtomicU64::new(u64::MAX),
         process_cpu: Mutex::new((None, None)),
         totals: Mutex::new((0, 0)),
+        acquire: Mutex::new(None),
         error: Mutex::new(None),
     };
     std::thread::scope(|sc| {
@@ -118,6 +123,7 @@ where
     let capped = end_ns != u64::MAX;
     let span = spec.measure.as_nanos() as u64;
     let seconds = if capped { end_ns.saturating_sub(spec.warmup.as_nanos() as u64).min(span) } else { span };
+    let acquire = sh.acquire.into_inner().unwrap_or_else(PoisonError::into_inner);
     let (p0, p1) = sh.process_cpu.into_inner().unwrap_or_else(PoisonError::into_inner);
     let process = p1.zip(p0).map_or(0, |(b, a): (u64, u64)| b.saturating_sub(a));
     Ok(Window {
@@ -126,6 +132,7 @@ where
         worker_cpu_ns,
         background_cpu_ns: process.saturating_sub(worker_cpu_ns),
         capped,
+        acquire: acquire.as_ref().and_then(Percentiles::of),
     })
 }
 
@@ -140,6 +147,8 @@ struct Shared {
     process_cpu: Mutex<(Option<u64>, Option<u64>)>,
     /// (messages, worker CPU ns) summed over workers' spans.
     totals: Mutex<(u64, u64)>,
+    /// Acquire-latency samples merged over workers' spans.
+    acquire: Mutex<Option<hdrhistogram::Histogram<u64>>>,
     error: Mutex<Option<String>>,
 }
 
@@ -181,6 +190,7 @@ where
             let now = Instant::now();
             if began.is_none() && now >= t0 {
                 began = Some((n, thread_cpu()));
+                latency::start();
                 let mut p = lock(&sh.process_cpu);
                 if p.0.is_none() {
                     p.0 = Some(cpu::process_ns());
@@ -201,7 +211,11 @@ where
             }
         }
     }
+    let samples = latency::take();
     if let Some((n0, c0)) = began {
+        if let Some(h) = samples {
+            latency::merge(&mut lock(&sh.acquire), h);
+        }
         let mut t = lock(&sh.totals);
         t.0 += n - n0;
         t.1 += thread_cpu().saturating_sub(c0);

@@ -88,7 +88,8 @@ impl LockBound {
             }
         });
         let abs = log.put_lock().abs_stats().map(|s| (s.acquisitions, s.contended));
+        let trace = log.put_lock().trace();
         *self.segments.lock().unwrap_or_else(PoisonError::into_inner) = Some(log.into_warm_segments());
-        Ok(Outcome { window: window?, abs })
+        Ok(Outcome { window: window?, abs, trace })
     }
 }

@@ -8,13 +8,16 @@ pub mod store;
 use crate::window::Window;
 
 /// What one window of one strategy produced.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Outcome {
     /// The measured span.
     pub window: Window,
     /// The adaptive lock's statistics after the window (ABS strategies only), summed over
     /// logs: (acquisitions, contended acquisitions).
     pub abs: Option<(u64, u64)>,
+    /// The adaptive lock's decisions over the window, when the window was traced
+    /// (lock-bound only; empty otherwise).
+    pub trace: Vec<abslock::TracePoint>,
 }
 
 /// Why a target could not be set up (before any cell runs).

@@ -151,6 +151,6 @@ impl StoreTarget {
         drop(dir);
         let window = window?;
         self.note_rate(cell, window.msgs_per_s() * record_len(cell.size) as f64);
-        Ok(Outcome { window, abs })
+        Ok(Outcome { window, abs, trace: Vec::new() })
     }
 }
