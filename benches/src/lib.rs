@@ -12,7 +12,7 @@
 //! | [`grid`] | targets and cells |
 //! | [`target`], [`window`], [`cpu`], [`latency`] | the critical sections driven; one measured window |
 //! | [`run`], [`stats`], [`results`] | rounds, verdicts, the CSV files |
-//! | [`report`], [`plots`], [`compare`], [`outputs`], [`machine`] | outputs |
+//! | [`report`], [`plots`], [`trace`], [`compare`], [`outputs`], [`machine`] | outputs |
 //! | [`pool`] | worker threads for the criterion benches |
 
 pub mod compare;
@@ -32,4 +32,5 @@ pub mod stats;
 pub mod strategy;
 pub mod sweep_lock;
 pub mod target;
+pub mod trace;
 pub mod window;

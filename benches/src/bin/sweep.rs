@@ -8,13 +8,14 @@
 //! ```
 
 use abslock_benches::grid::{self, Target, TargetGrid};
-use abslock_benches::registry::Targets;
+use abslock_benches::registry::{self, Targets};
 use abslock_benches::run::{self, Plan};
 use abslock_benches::strategy::Strategy;
 use abslock_benches::target::lock_bound::{LockBound, WARM_SEGMENTS};
 use abslock_benches::target::slack;
 use abslock_benches::target::store::{STORE_SEGMENTS_MAX, StoreTarget, record_len};
-use abslock_benches::{compare, machine, outputs, report, results};
+use abslock_benches::window::WindowSpec;
+use abslock_benches::{compare, machine, outputs, plots, report, results, trace};
 use abslock_store::{FlushMode, Layout};
 use clap::{Args, Parser, Subcommand};
 use std::path::{Path, PathBuf};
@@ -253,6 +254,29 @@ fn git_commit() -> String {
     }
 }
 
+/// One traced `abs` window in the most contended lock-bound cell, after the grid: the
+/// cell and the lock's decisions (`None`, with a warning, if it fails or there is no such cell).
+fn traced_abs(
+    plan: &Plan,
+    targets: &Targets,
+    abort: &AtomicBool,
+) -> Option<(grid::Cell, Vec<abslock::TracePoint>)> {
+    let cell = trace::most_contended(&plan.grids)?;
+    let spec = WindowSpec {
+        threads: cell.threads,
+        warmup: plan.warmup,
+        measure: plan.measure,
+        pin: plan.pin.clone(),
+    };
+    match registry::traced_window(Strategy::Abs, &cell, targets, &spec, abort, trace::TRACE_CAPACITY) {
+        Ok(o) => Some((cell, o.trace)),
+        Err(e) => {
+            eprintln!("sweep: warning: the traced abs window failed: {e}");
+            None
+        }
+    }
+}
+
 fn run_sweep(a: &RunArgs) -> Result<ExitCode, Fatal> {
     // Everything that can be checked without writing is checked first.
     let grids = grids(a);
@@ -390,8 +414,9 @@ fn run_sweep(a: &RunArgs) -> Result<ExitCode, Fatal> {
             .then(|| StoreTarget::new(run_dir.path().to_path_buf(), STORE_SEGMENTS_MAX * segment)),
     };
     let output = run::run(&plan, &targets, &abort);
-    drop(targets);
     let wall = t_start.elapsed().as_secs_f64();
+    let traced = if output.interrupted { None } else { traced_abs(&plan, &targets, &abort) };
+    drop(targets);
     // The stores go now; the signal handler has nothing left to remove.
     cleanup.lock().unwrap_or_else(PoisonError::into_inner).take();
     drop(run_dir);
@@ -434,7 +459,25 @@ fn run_sweep(a: &RunArgs) -> Result<ExitCode, Fatal> {
     outputs::write_csvs(&a.out, &output.rounds, &output.results)?;
     let order = report::strategy_order(&output.results);
     let target_names: Vec<&str> = plan.grids.iter().map(|g| g.target.name()).collect();
-    let plots = outputs::write_plots(&a.out, &output.results, &target_names, &order);
+    let mut plots = outputs::write_plots(&a.out, &output.results, &target_names, &order);
+    if let Some((cell, points)) = traced {
+        let caption = format!(
+            "abs adaptation: k and mode over acquisitions, lock-bound, {} threads, {} (one extra window after the \
+             grid, not measured; {} decisions)",
+            cell.threads,
+            plots::size_label(cell.size),
+            points.len()
+        );
+        let title = format!(
+            "abs: k and mode, lock-bound, {} threads, {}",
+            cell.threads,
+            plots::size_label(cell.size)
+        );
+        match trace::draw(&a.out.join(trace::TRACE_SVG), &title, &points) {
+            Ok(()) => plots.push((caption, trace::TRACE_SVG.to_string())),
+            Err(e) => eprintln!("sweep: warning: {e}"),
+        }
+    }
     let report_path = a.out.join("report.md");
     std::fs::write(&report_path, report::render(&ctx, &output.results, &output.rounds, &plots))
         .map_err(|e| format!("cannot write {}: {e}", report_path.display()))?;
