@@ -7,6 +7,7 @@ use crate::registry::{self, Targets};
 use crate::results::{self, CellKey, CellResult, RoundRow, Status};
 use crate::strategy::Strategy;
 use crate::window::WindowSpec;
+use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -78,8 +79,62 @@ pub struct Output {
     pub interrupted: bool,
 }
 
+/// Where progress goes: an `indicatif` bar over the windows when stderr is a terminal (the
+/// per-cell lines print above it), plain lines otherwise (a log, CI), nothing with `quiet`.
+struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+    quiet: bool,
+}
+
+impl Progress {
+    fn new(plan: &Plan) -> Progress {
+        let bar = (!plan.quiet && std::io::stderr().is_terminal()).then(|| {
+            let bar = indicatif::ProgressBar::new(plan.windows());
+            let style = indicatif::ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:40}] {pos}/{len} windows, eta {eta} {msg}",
+            );
+            if let Ok(style) = style {
+                bar.set_style(style.progress_chars("=> "));
+            }
+            bar
+        });
+        Progress { bar, quiet: plan.quiet }
+    }
+
+    /// A line for the reader (above the bar on a terminal).
+    fn line(&self, text: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(text),
+            None if !self.quiet => eprintln!("{text}"),
+            None => {}
+        }
+    }
+
+    /// A line that prints even with `quiet` (failures).
+    fn always(&self, text: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(text),
+            None => eprintln!("{text}"),
+        }
+    }
+
+    fn window_done(&self, cell: &str) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(cell.to_string());
+            bar.inc(1);
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
 /// Runs `plan` on `targets`; `abort` (a signal) ends the window in progress and the run.
 pub fn run(plan: &Plan, targets: &Targets, abort: &AtomicBool) -> Output {
+    let progress = Progress::new(plan);
     let mut out = Output::default();
     let mut rng = fastrand::Rng::with_seed(plan.seed);
     let total: usize = plan.grids.iter().map(|g| g.cells().len()).sum();
@@ -98,7 +153,18 @@ pub fn run(plan: &Plan, targets: &Targets, abort: &AtomicBool) -> Output {
                         out.interrupted = true;
                         break 'cells;
                     }
-                    let row = window(plan, targets, abort, &cell, &key, round, position as u32, strategy);
+                    let row = window(
+                        plan,
+                        targets,
+                        abort,
+                        &progress,
+                        &cell,
+                        &key,
+                        round,
+                        position as u32,
+                        strategy,
+                    );
+                    progress.window_done(&key.label());
                     if abort.load(Ordering::Relaxed) {
                         out.interrupted = true;
                         break 'cells;
@@ -108,20 +174,19 @@ pub fn run(plan: &Plan, targets: &Targets, abort: &AtomicBool) -> Output {
             }
             let results = results::analyse(&key, &grid.strategies, &rows, plan.rounds, plan.margin);
             out.cells += 1;
-            if !plan.quiet {
-                eprintln!(
-                    "sweep: [{}/{total}] {} ({:.1} s, {:.0} s so far): {}",
-                    out.cells,
-                    key.label(),
-                    t0.elapsed().as_secs_f64(),
-                    started.elapsed().as_secs_f64(),
-                    progress_summary(&results)
-                );
-            }
+            progress.line(&format!(
+                "sweep: [{}/{total}] {} ({:.1} s, {:.0} s so far): {}",
+                out.cells,
+                key.label(),
+                t0.elapsed().as_secs_f64(),
+                started.elapsed().as_secs_f64(),
+                progress_summary(&results)
+            ));
             out.rounds.extend(rows);
             out.results.extend(results);
         }
     }
+    progress.finish();
     out
 }
 
@@ -141,6 +206,7 @@ fn window(
     plan: &Plan,
     targets: &Targets,
     abort: &AtomicBool,
+    progress: &Progress,
     cell: &Cell,
     key: &CellKey,
     round: u32,
@@ -190,13 +256,11 @@ fn window(
             row.abs_contended_pct = o.abs.map(|(acq, cont)| 100.0 * cont as f64 / acq.max(1) as f64);
             if w.messages == 0 {
                 row.status = Status::Stalled;
-                if !plan.quiet {
-                    eprintln!(
-                        "sweep: {} {strategy} round {round}: stalled (0 messages in {:.3} s)",
-                        key.label(),
-                        w.seconds
-                    );
-                }
+                progress.line(&format!(
+                    "sweep: {} {strategy} round {round}: stalled (0 messages in {:.3} s)",
+                    key.label(),
+                    w.seconds
+                ));
             } else {
                 row.status = Status::Ok;
                 row.cpu_ns_per_msg = w.worker_cpu_ns as f64 / w.messages as f64;
@@ -207,14 +271,12 @@ fn window(
             // A window that ran out of warm space before its span began put nothing measurable: a
             // stall of the sizing, not of the lock.
             row.status = Status::Stalled;
-            if !plan.quiet {
-                eprintln!("sweep: {} {strategy} round {round}: stalled ({e})", key.label());
-            }
+            progress.line(&format!("sweep: {} {strategy} round {round}: stalled ({e})", key.label()));
             row.error = e;
         }
         Err(e) => {
             if !abort.load(Ordering::Relaxed) {
-                eprintln!("sweep: {} {strategy} round {round} failed: {e}", key.label());
+                progress.always(&format!("sweep: {} {strategy} round {round} failed: {e}", key.label()));
             }
             row.error = e;
         }
