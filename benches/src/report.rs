@@ -174,6 +174,9 @@ pub fn render(
     );
     let _ = writeln!(o, "- ABS calibrated bounds (`AbsConfig::calibrated()`): `{}`", ctx.abs_calibrated);
     let _ = writeln!(o, "- ABS RocketMQ bounds (`AbsConfig::ROCKETMQ`): `{}`", ctx.abs_rocketmq);
+    if let Some(line) = thread_limits_note(&ctx.abs_calibrated, ctx.cores) {
+        let _ = writeln!(o, "- {line}");
+    }
     for n in &ctx.notes {
         let _ = writeln!(o, "- {n}");
     }
@@ -291,6 +294,25 @@ fn abs_summary(o: &mut String, rows: &[&CellResult], cores: usize) {
     o.push('\n');
 }
 
+/// What `max_spinners: 0` / `max_active: 0` in a Debug-printed `AbsConfig` mean on a machine
+/// with `cores` cores (`AbsConfig`'s documented rule), or `None` when neither is 0.
+pub fn thread_limits_note(config_debug: &str, cores: usize) -> Option<String> {
+    let spinners = config_debug.contains("max_spinners: 0,") || config_debug.contains("max_spinners: 0 ");
+    let active = config_debug.contains("max_active: 0,") || config_debug.contains("max_active: 0 ");
+    if !spinners && !active {
+        return None;
+    }
+    let cores = cores.max(1);
+    Some(format!(
+        "In the calibrated bounds, `0` for `max_spinners` / `max_active` is not \"none\": it means \"derived from \
+         this machine's core count\" (`std::thread::available_parallelism`, read once per process). At most \
+         `max_spinners` = cores - 1 (at least 1) waiters spin at once, the others yield; at most `max_active` = cores \
+         waiters spin or yield at once, a newcomer beyond them parks (concurrency restriction). With {cores} cores \
+         here: max_spinners {}, max_active {cores}. `u32::MAX` (the RocketMQ profile) means no limit.",
+        (cores - 1).max(1)
+    ))
+}
+
 fn tail_word(v: Verdict) -> &'static str {
     match v {
         Verdict::Faster => " lower",
@@ -375,4 +397,19 @@ fn problems(o: &mut String, rounds: &[RoundRow]) {
             writeln!(o, "| {} | {} | {} | {status} | {} |", r.key().label(), r.strategy, r.round, r.error);
     }
     o.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zero_thread_limits_are_explained_with_this_machines_figures() {
+        let cfg = "AbsConfig { k_init: 24, max_spinners: 0, max_active: 0, starve_after_us: 1000 }";
+        let note = thread_limits_note(cfg, 2).unwrap();
+        assert!(note.contains("max_spinners 1, max_active 2"), "{note}");
+        let rocketmq = "AbsConfig { max_spinners: 4294967295, max_active: 4294967295 }";
+        assert!(thread_limits_note(rocketmq, 2).is_none());
+        assert!(thread_limits_note(&format!("{:?}", abslock::AbsConfig::ROCKETMQ), 8).is_none());
+    }
 }
