@@ -102,7 +102,7 @@ pub struct Percentiles {
 impl Percentiles {
     /// The percentiles of `h`, `None` when it holds no sample.
     pub fn of(h: &Histogram<u64>) -> Option<Percentiles> {
-        (h.len() > 0).then(|| Percentiles {
+        (!h.is_empty()).then(|| Percentiles {
             p50: h.value_at_quantile(0.5) as f64,
             p99: h.value_at_quantile(0.99) as f64,
             p999: h.value_at_quantile(0.999) as f64,
