@@ -153,6 +153,9 @@ where
     })
 }
 
+/// (Process CPU, CPU of the threads working for the workers), ns.
+type CpuReading = (u64, u64);
+
 struct Shared<'a> {
     start: Barrier,
     /// The common time origin, set just before the start.
@@ -162,7 +165,7 @@ struct Shared<'a> {
     end_ns: AtomicU64,
     /// (Process CPU, `own_cpu_ns`) at the span's start (first worker in) and end (the
     /// worker that ends it).
-    process_cpu: Mutex<(Option<(u64, u64)>, Option<(u64, u64)>)>,
+    process_cpu: Mutex<(Option<CpuReading>, Option<CpuReading>)>,
     /// CPU clock of the threads working for the workers (see [`run_window_with`]).
     own_cpu_ns: &'a (dyn Fn() -> u64 + Sync),
     /// (messages, worker CPU ns) summed over workers' spans.
@@ -180,7 +183,7 @@ fn thread_cpu() -> u64 {
 
 impl Shared<'_> {
     /// (Process CPU, CPU of the threads working for the workers), ns.
-    fn cpu_now(&self) -> (u64, u64) {
+    fn cpu_now(&self) -> CpuReading {
         (cpu::process_ns(), (self.own_cpu_ns)())
     }
 }

@@ -136,7 +136,7 @@ impl Apply for Tail {
 /// The executor of one window.
 enum Executor {
     Sequencer(Sequencer<Tail>),
-    Combining(Combining<Tail>),
+    Combining(Box<Combining<Tail>>),
 }
 
 impl Executor {
@@ -192,26 +192,29 @@ impl LockBound {
         let log = Arc::new(CommitLog::over_warm_segments(segs, TailLock::INIT).map_err(|e| e.to_string())?);
         let tail = Tail(Arc::clone(&log));
         let started = match via {
-            Delegate::Sequencer => Sequencer::start(tail, SequencerConfig::default()).map(Executor::Sequencer),
-            Delegate::Combining => Ok(Executor::Combining(Combining::new(tail))),
+            Delegate::Sequencer => {
+                Sequencer::start(tail, SequencerConfig::default()).map(Executor::Sequencer)
+            }
+            Delegate::Combining => Ok(Executor::Combining(Box::new(Combining::new(tail)))),
         };
-        let window = started.map_err(|e| format!("cannot start the put-sequencer thread: {e}")).and_then(|ex| {
-            let outside = self.outside_units;
-            let w = run_window_with(spec, abort, &|| ex.own_cpu_ns(), |i| {
-                let mut rec = record.clone();
-                let ex = &ex;
-                let mut seed = i as u64;
-                move || {
-                    if outside > 0 {
-                        seed = std::hint::black_box(crate::pool::work(seed, outside));
+        let window =
+            started.map_err(|e| format!("cannot start the put-sequencer thread: {e}")).and_then(|ex| {
+                let outside = self.outside_units;
+                let w = run_window_with(spec, abort, &|| ex.own_cpu_ns(), |i| {
+                    let mut rec = record.clone();
+                    let ex = &ex;
+                    let mut seed = i as u64;
+                    move || {
+                        if outside > 0 {
+                            seed = std::hint::black_box(crate::pool::work(seed, outside));
+                        }
+                        let at = ex.submit(&mut rec)?;
+                        Ok::<_, String>(if at >= cap { Step::Full } else { Step::More })
                     }
-                    let at = ex.submit(&mut rec)?;
-                    Ok::<_, String>(if at >= cap { Step::Full } else { Step::More })
-                }
+                });
+                ex.close();
+                w
             });
-            ex.close();
-            w
-        });
         // Every executor (and its `Tail`) is gone: the log is ours again.
         let log = Arc::try_unwrap(log).map_err(|_| "the executor kept the log: warm segments lost")?;
         *self.segments.lock().unwrap_or_else(PoisonError::into_inner) = Some(log.into_warm_segments());

@@ -218,3 +218,39 @@ fn write_loop<A: Apply>(mut tail: A, rx: &Receiver<Msg<A::Input, A::Output>>, ga
         jobs.clear();
     }
 }
+
+#[cfg(all(test, not(abslock_loom)))]
+mod tests {
+    use super::*;
+
+    /// Burns CPU in the writer for every request.
+    struct Busy;
+
+    impl Apply for Busy {
+        type Input = u64;
+        type Output = u64;
+
+        fn apply(&mut self, jobs: &mut [Job<u64, u64>]) {
+            for j in jobs {
+                let mut x = j.input;
+                for i in 0..200_000u64 {
+                    x = x.wrapping_mul(31).wrapping_add(std::hint::black_box(i));
+                }
+                j.output = Some(x);
+            }
+        }
+    }
+
+    #[test]
+    fn the_writer_cpu_clock_counts_the_writer_and_ends_with_it() {
+        let s = Sequencer::start(Busy, SequencerConfig::default()).unwrap();
+        let before = s.writer_cpu_ns().expect("the writer lives");
+        for i in 0..20 {
+            s.submit(i).unwrap();
+        }
+        let after = s.writer_cpu_ns().expect("the writer lives");
+        assert!(after > before, "{before} -> {after}");
+        s.close();
+        assert_eq!(s.writer_cpu_ns(), None);
+    }
+}
