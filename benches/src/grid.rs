@@ -99,7 +99,7 @@ impl TargetGrid {
 }
 
 /// The main strategies of the default lock-bound grid: RocketMQ's two locks, the spinners,
-/// one backoff, both ABS profiles and the two peers.
+/// one backoff, both ABS profiles, the two peers and the two delegating put paths.
 pub const LOCK_BOUND_STRATEGIES: &[Strategy] = &[
     Strategy::CasSpin,
     Strategy::Spin,
@@ -108,11 +108,20 @@ pub const LOCK_BOUND_STRATEGIES: &[Strategy] = &[
     Strategy::AbsRocketMq,
     Strategy::ParkingLot,
     Strategy::Std,
+    Strategy::Sequencer,
+    Strategy::Combining,
 ];
 
 /// The default store-target strategies (fewer: each store window costs a segment's warm-up).
-pub const STORE_STRATEGIES: &[Strategy] =
-    &[Strategy::CasSpin, Strategy::Abs, Strategy::AbsRocketMq, Strategy::ParkingLot, Strategy::Std];
+pub const STORE_STRATEGIES: &[Strategy] = &[
+    Strategy::CasSpin,
+    Strategy::Abs,
+    Strategy::AbsRocketMq,
+    Strategy::ParkingLot,
+    Strategy::Std,
+    Strategy::Sequencer,
+    Strategy::Combining,
+];
 
 /// Adds the reference strategy if missing and drops repeats, keeping the given order.
 pub fn with_reference(list: &[Strategy]) -> Vec<Strategy> {

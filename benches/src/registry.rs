@@ -1,6 +1,6 @@
 //! The strategy registry: maps a [`Strategy`] to its raw lock type and runs one window of a
-//! cell's target with it. A put path that is not a lock (see [`crate::strategy::PutPath`])
-//! gets its own arm here.
+//! cell's target with it. The put paths that are not locks (see [`crate::strategy::PutPath`])
+//! run over `parking_lot::RawMutex` as the log's lock, taken by the writer or combiner only.
 
 use crate::grid::{Cell, Target};
 use crate::latency::Sampled;
@@ -8,9 +8,10 @@ use crate::peers::{RawSpinCrateMutex, RawStdMutex};
 use crate::strategy::Strategy;
 use crate::sweep_lock::SweepLock;
 use crate::target::Outcome;
-use crate::target::lock_bound::LockBound;
+use crate::target::lock_bound::{Delegate, LockBound};
 use crate::target::store::StoreTarget;
 use crate::window::WindowSpec;
+use abslock_store::{PutPath, SequencerConfig};
 use lock_api::RawMutex;
 use std::sync::atomic::AtomicBool;
 
@@ -60,6 +61,8 @@ pub fn traced_window(
         Strategy::ParkingLot => run.with(|| <parking_lot::RawMutex as RawMutex>::INIT),
         Strategy::Std => run.with(|| RawStdMutex::INIT),
         Strategy::SpinCrate => run.with(|| RawSpinCrateMutex::INIT),
+        Strategy::Sequencer => run.delegated(Delegate::Sequencer),
+        Strategy::Combining => run.delegated(Delegate::Combining),
     }
 }
 
@@ -72,6 +75,26 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
+    /// A window through a delegating put path: the lock-bound target's executor over
+    /// `append_encoded`, or the store opened with the matching `PutPath`.
+    fn delegated(&self, via: Delegate) -> Result<Outcome, String> {
+        match self.cell.target {
+            Target::LockBound => {
+                let t = self.targets.lock_bound.as_ref().ok_or("lock-bound target not set up")?;
+                t.window_delegated(self.cell, self.spec, self.abort, via)
+            }
+            Target::Store => {
+                let t = self.targets.store.as_ref().ok_or("store target not set up")?;
+                let path = match via {
+                    Delegate::Sequencer => PutPath::Sequencer(SequencerConfig::default()),
+                    Delegate::Combining => PutPath::Combining,
+                };
+                let lock = || <parking_lot::RawMutex as RawMutex>::INIT;
+                t.window_on(self.cell, self.spec, self.abort, path, lock)
+            }
+        }
+    }
+
     /// Runs the window with locks from `make`, each wrapped for acquire-latency sampling.
     fn with<R: SweepLock>(&self, make: impl Fn() -> R + Send + Sync + 'static) -> Result<Outcome, String> {
         let capacity = self.trace_capacity;

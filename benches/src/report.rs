@@ -238,7 +238,10 @@ pub fn render(
             "\nDecisive verdicts against `parking_lot`: {decisive}/{judged} ({:.0}%).\n",
             100.0 * decisive as f64 / judged.max(1) as f64
         );
-        let _ = writeln!(o, "### CPU per message (ns, workers' own CPU clocks; median)\n");
+        let _ = writeln!(
+            o,
+            "### CPU per message (ns, workers' own CPU clocks plus a sequencer's writer thread; median)\n"
+        );
         table(&mut o, &rows, &order, |r| {
             if r.cpu_ns_per_msg.is_finite() { format!("{:.0}", r.cpu_ns_per_msg) } else { "-".into() }
         });

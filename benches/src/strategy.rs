@@ -1,16 +1,15 @@
 //! Strategy names: the one vocabulary the sweep's flags, CSV and report share.
 //!
-//! Today every strategy is a lock (a `lock_api::RawMutex`) around the CommitLog's critical
-//! section, run by [`crate::registry`]. A put path that is not a lock (a sequencer thread that
-//! owns the log's tail, flat combining) becomes a strategy by adding a variant here whose
-//! [`Strategy::put_path`] is not [`PutPath::Lock`] and an arm in the registry that runs its
-//! windows through [`crate::window::run_window`], listing its own threads' CPU clocks so their
-//! CPU counts in CPU per message.
+//! Most strategies are a lock (a `lock_api::RawMutex`) around the CommitLog's critical
+//! section, run by [`crate::registry`]. `sequencer` and `combining` are put paths that are not
+//! locks ([`Strategy::put_path`] is not [`PutPath::Lock`]): the registry runs their windows
+//! through [`crate::window::run_window_with`], giving the sequencer's writer thread's CPU
+//! clock so its CPU counts in CPU per message.
 
 use std::fmt;
 use std::str::FromStr;
 
-/// One lock strategy (or the memcpy limit) the sweep can measure.
+/// One strategy the sweep can measure: a lock, or a delegating put path.
 ///
 /// The names are the strings [`Strategy::name`] returns and [`FromStr`] parses;
 /// they appear unchanged in `--strategies`, `results.csv` and `report.md`.
@@ -35,6 +34,13 @@ pub enum Strategy {
     Std,
     /// `spin-crate`: `spin::Mutex<()>` (peer).
     SpinCrate,
+    /// `sequencer`: one writer thread owns the log's tail (`abslock_store::put_path::Sequencer`,
+    /// rocketmq-rust's design); the log's own lock is `parking_lot::RawMutex`, taken by the
+    /// writer only.
+    Sequencer,
+    /// `combining`: flat combining (`abslock_store::put_path::Combining`; Hendler et al.,
+    /// SPAA 2010) over the same critical section, log lock `parking_lot::RawMutex`.
+    Combining,
 }
 
 /// How a strategy puts a record: the seam for put paths that are not locks.
@@ -43,6 +49,10 @@ pub enum Strategy {
 pub enum PutPath {
     /// Each worker takes a `lock_api::RawMutex` around the critical section itself.
     Lock,
+    /// Each worker hands its record to one writer thread and waits for its offset.
+    Sequencer,
+    /// Each worker publishes its record; whoever holds the combiner lock appends them all.
+    Combining,
 }
 
 /// Every strategy with a fixed name, in report column order (`backoff-k<N>` for any N too).
@@ -57,6 +67,8 @@ pub const ALL_STRATEGIES: &[Strategy] = &[
     Strategy::ParkingLot,
     Strategy::Std,
     Strategy::SpinCrate,
+    Strategy::Sequencer,
+    Strategy::Combining,
 ];
 
 /// The reference every other strategy is paired with in each round.
@@ -73,7 +85,7 @@ pub enum StrategyError {
     /// The name is none of the known strategies.
     #[error(
         "unknown strategy `{0}`: expected one of cas-spin, spin, backoff-k<N> (e.g. backoff-k100), \
-         abs, abs-rocketmq, parking_lot, std, spin-crate"
+         abs, abs-rocketmq, parking_lot, std, spin-crate, sequencer, combining"
     )]
     Unknown(String),
     /// `backoff-k<N>` with an N that is not a number in `0..=MAX_BACKOFF_K`.
@@ -93,6 +105,8 @@ impl Strategy {
             Strategy::ParkingLot => "parking_lot".into(),
             Strategy::Std => "std".into(),
             Strategy::SpinCrate => "spin-crate".into(),
+            Strategy::Sequencer => "sequencer".into(),
+            Strategy::Combining => "combining".into(),
         }
     }
 
@@ -103,7 +117,11 @@ impl Strategy {
 
     /// How this strategy puts a record.
     pub fn put_path(&self) -> PutPath {
-        PutPath::Lock
+        match self {
+            Strategy::Sequencer => PutPath::Sequencer,
+            Strategy::Combining => PutPath::Combining,
+            _ => PutPath::Lock,
+        }
     }
 }
 
@@ -127,6 +145,8 @@ impl FromStr for Strategy {
             "parking_lot" => Strategy::ParkingLot,
             "std" => Strategy::Std,
             "spin-crate" => Strategy::SpinCrate,
+            "sequencer" => Strategy::Sequencer,
+            "combining" => Strategy::Combining,
             _ => {
                 let Some(k) = s.strip_prefix("backoff-k") else {
                     return Err(StrategyError::Unknown(s.to_string()));
@@ -153,6 +173,9 @@ mod tests {
         for s in ALL_STRATEGIES {
             assert_eq!(s.name().parse::<Strategy>().unwrap(), *s);
         }
+        assert_eq!("sequencer".parse::<Strategy>().unwrap().put_path(), PutPath::Sequencer);
+        assert_eq!("combining".parse::<Strategy>().unwrap().put_path(), PutPath::Combining);
+        assert_eq!(Strategy::ParkingLot.put_path(), PutPath::Lock);
     }
 
     #[test]

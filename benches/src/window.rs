@@ -85,6 +85,25 @@ where
     W: FnMut() -> Result<Step, E>,
     E: std::fmt::Display,
 {
+    run_window_with(spec, abort, &|| 0, make_worker)
+}
+
+/// As [`run_window`], with `own_cpu_ns`: a CPU clock, ns, of threads that work for the
+/// workers (a sequencer's writer), read where the span's process CPU is read; its span
+/// counts in [`Window::worker_cpu_ns`], not in the background.
+///
+/// # Errors
+/// As [`run_window`].
+pub fn run_window_with<W, E>(
+    spec: &WindowSpec,
+    abort: &AtomicBool,
+    own_cpu_ns: &(dyn Fn() -> u64 + Sync),
+    make_worker: impl Fn(usize) -> W + Sync,
+) -> Result<Window, String>
+where
+    W: FnMut() -> Result<Step, E>,
+    E: std::fmt::Display,
+{
     let threads = spec.threads.max(1);
     let sh = Shared {
         start: Barrier::new(threads + 1),
@@ -92,6 +111,7 @@ where
         stop: AtomicBool::new(false),
         end_ns: AtomicU64::new(u64::MAX),
         process_cpu: Mutex::new((None, None)),
+        own_cpu_ns,
         totals: Mutex::new((0, 0)),
         acquire: Mutex::new(None),
         error: Mutex::new(None),
@@ -125,7 +145,11 @@ where
     let seconds = if capped { end_ns.saturating_sub(spec.warmup.as_nanos() as u64).min(span) } else { span };
     let acquire = sh.acquire.into_inner().unwrap_or_else(PoisonError::into_inner);
     let (p0, p1) = sh.process_cpu.into_inner().unwrap_or_else(PoisonError::into_inner);
-    let process = p1.zip(p0).map_or(0, |(b, a): (u64, u64)| b.saturating_sub(a));
+    let span_of = |a: Option<(u64, u64)>, b: Option<(u64, u64)>, f: fn((u64, u64)) -> u64| {
+        b.zip(a).map_or(0, |(b, a)| f(b).saturating_sub(f(a)))
+    };
+    let process = span_of(p0, p1, |c| c.0);
+    let worker_cpu_ns = worker_cpu_ns + span_of(p0, p1, |c| c.1);
     Ok(Window {
         messages,
         seconds: seconds as f64 / 1e9,
@@ -136,15 +160,21 @@ where
     })
 }
 
-struct Shared {
+/// (Process CPU, CPU of the threads working for the workers), ns.
+type CpuReading = (u64, u64);
+
+struct Shared<'a> {
     start: Barrier,
     /// The common time origin, set just before the start.
     base: Mutex<Option<Instant>>,
     stop: AtomicBool,
     /// When a worker saw the byte cap, ns after `base` (`u64::MAX`: not capped).
     end_ns: AtomicU64,
-    /// Process CPU at the span's start (first worker in) and end (the worker that ends it).
-    process_cpu: Mutex<(Option<u64>, Option<u64>)>,
+    /// (Process CPU, `own_cpu_ns`) at the span's start (first worker in) and end (the
+    /// worker that ends it).
+    process_cpu: Mutex<(Option<CpuReading>, Option<CpuReading>)>,
+    /// CPU clock of the threads working for the workers (see [`run_window_with`]).
+    own_cpu_ns: &'a (dyn Fn() -> u64 + Sync),
     /// (messages, worker CPU ns) summed over workers' spans.
     totals: Mutex<(u64, u64)>,
     /// Acquire-latency samples merged over workers' spans.
@@ -160,7 +190,14 @@ fn thread_cpu() -> u64 {
     cpu::thread_ns()
 }
 
-fn worker<W, E>(sh: &Shared, spec: &WindowSpec, abort: &AtomicBool, mut step: W)
+impl Shared<'_> {
+    /// (Process CPU, CPU of the threads working for the workers), ns.
+    fn cpu_now(&self) -> CpuReading {
+        (cpu::process_ns(), (self.own_cpu_ns)())
+    }
+}
+
+fn worker<W, E>(sh: &Shared<'_>, spec: &WindowSpec, abort: &AtomicBool, mut step: W)
 where
     W: FnMut() -> Result<Step, E>,
     E: std::fmt::Display,
@@ -170,9 +207,9 @@ where
     // (messages, CPU ns) when this worker's span began.
     let mut began: Option<(u64, u64)> = None;
     let mut n = 0u64;
-    let end = |sh: &Shared| {
+    let end = |sh: &Shared<'_>| {
         if !sh.stop.swap(true, Ordering::AcqRel) {
-            lock(&sh.process_cpu).1 = Some(cpu::process_ns());
+            lock(&sh.process_cpu).1 = Some(sh.cpu_now());
         }
     };
     while !sh.stop.load(Ordering::Relaxed) && !abort.load(Ordering::Relaxed) {
@@ -193,7 +230,7 @@ where
                 latency::start();
                 let mut p = lock(&sh.process_cpu);
                 if p.0.is_none() {
-                    p.0 = Some(cpu::process_ns());
+                    p.0 = Some(sh.cpu_now());
                 }
             }
             if full {

@@ -729,6 +729,11 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
         &self.shared.log
     }
 
+    /// CPU time of the put path's own thread (the sequencer's writer), ns; `None` otherwise.
+    pub(crate) fn put_path_cpu_ns(&self) -> Option<u64> {
+        self.put_path.own_thread_cpu_ns()
+    }
+
     /// The last error of a background thread (async flush, dispatch, checkpoint), if any.
     pub(crate) fn background_error(&self) -> Option<BackgroundError> {
         if let Some(e) = lock(&self.shared.async_flush_error).as_ref() {

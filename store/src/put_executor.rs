@@ -110,6 +110,15 @@ impl<R: RawMutex + Send + Sync + 'static> PutExecutor<R> {
         }
     }
 
+    /// CPU time of the thread this path runs of its own, ns: the sequencer's writer;
+    /// `None` for the paths that run in the callers' threads (or once closed).
+    pub(crate) fn own_thread_cpu_ns(&self) -> Option<u64> {
+        match self {
+            PutExecutor::Sequencer(s) => s.writer_cpu_ns(),
+            PutExecutor::Lock | PutExecutor::Combining(_) => None,
+        }
+    }
+
     /// Stops accepting puts (later ones fail with [`PutError::Closed`]) after serving every
     /// accepted one; joins the sequencer's writer.
     pub(crate) fn close(&self) {

@@ -546,6 +546,20 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
         self.each_log(|l| f(l.log().put_lock()));
     }
 
+    /// CPU time the put path's own threads have used so far, ns, summed over logs: the
+    /// writer threads of [`PutPath::Sequencer`](crate::PutPath::Sequencer) (ours; a benchmark counts it with the puts
+    /// those threads serve). `None` under [`PutPath::Lock`](crate::PutPath::Lock) and [`PutPath::Combining`](crate::PutPath::Combining),
+    /// which run in the callers' threads, and after close.
+    pub fn put_path_cpu_ns(&self) -> Option<u64> {
+        let mut total: Option<u64> = None;
+        self.each_log(|l| {
+            if let Some(ns) = l.put_path_cpu_ns() {
+                *total.get_or_insert(0) += ns;
+            }
+        });
+        total
+    }
+
     fn sum(&self, f: impl Fn(&LogStore<R>) -> u64) -> u64 {
         let mut total = 0;
         self.each_log(|l| total += f(l));

@@ -2,7 +2,8 @@
 //! store whose first segment is created and warmed at open (before the clock), with
 //! preallocation off and a byte cap below the segment's end, so no roll and no segment
 //! creation happens inside the window; the store's flush and dispatch threads run as in
-//! production and their CPU is reported in its own column.
+//! production and their CPU is reported in its own column. Under `PutPath::Sequencer` the
+//! writer thread's CPU counts as the workers' (it does their critical sections).
 //!
 //! Creating and warming a segment costs about 4 ms per MiB on the reference VM (fresh
 //! memory faults through to the host), so a window's segment is sized from the fastest rate
@@ -12,8 +13,8 @@
 use super::{Outcome, slack};
 use crate::grid::Cell;
 use crate::sweep_lock::SweepLock;
-use crate::window::{Step, WindowSpec, run_window};
-use abslock_store::{Layout, Message, MessageStore, StoreConfig, WarmUp};
+use crate::window::{Step, WindowSpec, run_window_with};
+use abslock_store::{Layout, Message, MessageStore, PutPath, StoreConfig, WarmUp};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::PoisonError;
@@ -79,9 +80,11 @@ impl StoreTarget {
         dir: &Path,
         cell: &Cell,
         segment_size: u64,
+        put_path: PutPath,
         make: impl Fn() -> R + Send + Sync + 'static,
     ) -> Result<MessageStore<R>, String> {
         let config = StoreConfig {
+            put_path,
             segment_size,
             flush: cell.flush,
             layout: cell.layout,
@@ -105,12 +108,28 @@ impl StoreTarget {
         abort: &AtomicBool,
         make: impl Fn() -> R + Send + Sync + 'static,
     ) -> Result<Outcome, String> {
+        self.window_on(cell, spec, abort, PutPath::Lock, make)
+    }
+
+    /// As [`window`](Self::window), with the store opened on `put_path` (its log locks from
+    /// `make`); the put path's own thread (a sequencer's writer) counts as the workers' CPU.
+    ///
+    /// # Errors
+    /// As [`window`](Self::window).
+    pub fn window_on<R: SweepLock>(
+        &self,
+        cell: &Cell,
+        spec: &WindowSpec,
+        abort: &AtomicBool,
+        put_path: PutPath,
+        make: impl Fn() -> R + Send + Sync + 'static,
+    ) -> Result<Outcome, String> {
         let dir = tempfile::Builder::new()
             .prefix("store-")
             .tempdir_in(&self.parent)
             .map_err(|e| format!("cannot create a store directory in {}: {e}", self.parent.display()))?;
         let segment_size = self.segment_size_for(cell, spec);
-        let store = self.open(dir.path(), cell, segment_size, make)?;
+        let store = self.open(dir.path(), cell, segment_size, put_path, make)?;
         let topics = cell.topics.max(1);
         let body = vec![0x5a; cell.size];
         // One queue per worker, so the topic-queue table's stripe lock never caps contention.
@@ -126,7 +145,8 @@ impl StoreTarget {
             store.put_message(m).map_err(|e| format!("first put: {e}"))?;
         }
         let cap = segment_size.saturating_sub(slack(spec.threads, record_len(cell.size)));
-        let window = run_window(spec, abort, |i| {
+        let own_cpu = || store.put_path_cpu_ns().unwrap_or(0);
+        let window = run_window_with(spec, abort, &own_cpu, |i| {
             let (store, mine) = (&store, &msgs[i]);
             let mut k = 0usize;
             move || {

@@ -62,6 +62,8 @@ pub struct Sequencer<A: Apply> {
     tx: Sender<Msg<A::Input, A::Output>>,
     gate: Arc<Gate>,
     writer: Mutex<Option<JoinHandle<()>>>,
+    /// The writer thread's CPU clock (`pthread_getcpuclockid`), `None` if unavailable.
+    writer_clock: Option<libc::clockid_t>,
 }
 
 impl<A: Apply> std::fmt::Debug for Sequencer<A> {
@@ -86,7 +88,8 @@ impl<A: Apply + 'static> Sequencer<A> {
         let writer = std::thread::Builder::new()
             .name("put-sequencer".into())
             .spawn(move || write_loop(tail, &rx, &g, config.max_batch))?;
-        Ok(Sequencer { tx, gate, writer: Mutex::new(Some(writer)) })
+        let writer_clock = thread_clock(&writer);
+        Ok(Sequencer { tx, gate, writer: Mutex::new(Some(writer)), writer_clock })
     }
 }
 
@@ -114,6 +117,22 @@ impl<A: Apply> Sequencer<A> {
         unsafe { cell.wait_output() }
     }
 
+    /// CPU time the writer thread has used so far, ns (its `pthread_getcpuclockid` clock),
+    /// so a caller can count the writer's CPU with the puts it serves. `None` once the
+    /// writer has exited (after [`close`](Self::close)) or if the clock cannot be read.
+    pub fn writer_cpu_ns(&self) -> Option<u64> {
+        let clock = self.writer_clock?;
+        // The writer leaves its loop only after `close` marks the gate closed.
+        if self.gate.closed.load(Ordering::Acquire) {
+            return None;
+        }
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: `ts` is a valid, writable timespec and clock_gettime writes only it; a
+        // clock id whose thread has just exited makes the call fail, never touch memory.
+        let rc = unsafe { libc::clock_gettime(clock, &mut ts) };
+        (rc == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
+    }
+
     /// Stops accepting requests, lets the writer serve every accepted one, and joins it.
     /// Idempotent; also done on drop.
     pub fn close(&self) {
@@ -133,6 +152,16 @@ impl<A: Apply> Drop for Sequencer<A> {
     fn drop(&mut self) {
         self.close();
     }
+}
+
+/// The CPU clock of the thread behind `handle` (alive: it has not been joined).
+fn thread_clock(handle: &JoinHandle<()>) -> Option<libc::clockid_t> {
+    use std::os::unix::thread::JoinHandleExt;
+    let mut id: libc::clockid_t = 0;
+    // SAFETY: the handle is not joined, so its pthread_t names a thread not yet reaped;
+    // `id` is writable.
+    let rc = unsafe { libc::pthread_getcpuclockid(handle.as_pthread_t(), &mut id) };
+    (rc == 0).then_some(id)
 }
 
 /// The writer: block for one request, take whatever else is queued, apply, complete.
@@ -187,5 +216,41 @@ fn write_loop<A: Apply>(mut tail: A, rx: &Receiver<Msg<A::Input, A::Output>>, ga
             unsafe { t.0.as_ref().complete(out) };
         }
         jobs.clear();
+    }
+}
+
+#[cfg(all(test, not(abslock_loom)))]
+mod tests {
+    use super::*;
+
+    /// Burns CPU in the writer for every request.
+    struct Busy;
+
+    impl Apply for Busy {
+        type Input = u64;
+        type Output = u64;
+
+        fn apply(&mut self, jobs: &mut [Job<u64, u64>]) {
+            for j in jobs {
+                let mut x = j.input;
+                for i in 0..200_000u64 {
+                    x = x.wrapping_mul(31).wrapping_add(std::hint::black_box(i));
+                }
+                j.output = Some(x);
+            }
+        }
+    }
+
+    #[test]
+    fn the_writer_cpu_clock_counts_the_writer_and_ends_with_it() {
+        let s = Sequencer::start(Busy, SequencerConfig::default()).unwrap();
+        let before = s.writer_cpu_ns().expect("the writer lives");
+        for i in 0..20 {
+            s.submit(i).unwrap();
+        }
+        let after = s.writer_cpu_ns().expect("the writer lives");
+        assert!(after > before, "{before} -> {after}");
+        s.close();
+        assert_eq!(s.writer_cpu_ns(), None);
     }
 }
