@@ -357,7 +357,12 @@ fn run(pooled: bool, per_topic: bool, prealloc: bool, put_path: PutPath, ops: Ve
     s.close().unwrap();
 }
 
+/// `PROPTEST_CASES` if set (the explicit config would otherwise override it), else 256
+/// under `ABSLOCK_LONG`, else 32.
 fn cases() -> u32 {
+    if let Some(n) = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()) {
+        return n;
+    }
     if std::env::var_os("ABSLOCK_LONG").is_some() { 256 } else { 32 }
 }
 

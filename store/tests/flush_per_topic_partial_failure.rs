@@ -46,7 +46,11 @@ fn failed_log_keeps_its_flushed_position_while_the_other_log_becomes_durable() {
     let after = [store.flushed_position_in("t0"), store.flushed_position_in("t1")];
     let failed: Vec<usize> = (0..2).filter(|&i| after[i] == before[i]).collect();
     let durable: Vec<usize> = (0..2).filter(|&i| after[i] == written[i]).collect();
-    assert_eq!((failed.len(), durable.len()), (1, 1), "before {before:?} after {after:?} written {written:?}");
+    assert_eq!(
+        (failed.len(), durable.len()),
+        (1, 1),
+        "before {before:?} after {after:?} written {written:?}"
+    );
     assert_eq!(store.flushed_position(), after[0] + after[1]);
     assert!(store.flushed_position() > before[0] + before[1]);
 
