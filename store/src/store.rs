@@ -477,8 +477,18 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
     /// Makes everything written so far durable (commit + msync). Returns the flushed
     /// physical offset (under [`Layout::PerTopic`], the sum over topics).
     ///
+    /// Under [`Layout::PerTopic`] every topic's log is flushed even after one fails: each
+    /// log's flush is all-or-nothing, so a log that failed keeps its flushed position
+    /// ([`flushed_position_in`](Self::flushed_position_in)), while a log that succeeded
+    /// is durable up to its write position and its flushed position says so. The summed
+    /// [`flushed_position`](Self::flushed_position) may therefore advance even though
+    /// `flush` returns `Err`; a caller that needs to know which topics are durable asks
+    /// per topic (ours).
+    ///
     /// # Errors
-    /// [`FlushError`]: the flushed position did not advance past what is durable.
+    /// [`FlushError`] of the first log that failed (under [`Layout::PerTopic`], its
+    /// `flushed` field is that log's offset, not the sum): no log's flushed position
+    /// advanced past what is durable.
     ///
     /// # Examples
     /// ```
@@ -495,7 +505,10 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
         let mut err = None;
         self.each_log(|l| match l.flush() {
             Ok(n) => total += n,
-            Err(e) => err = Some(e),
+            // Keep going: the other logs' data becomes durable; report the first failure.
+            Err(e) => {
+                err.get_or_insert(e);
+            }
         });
         match err {
             Some(e) => Err(e),
@@ -574,6 +587,19 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
     /// Physical offset up to which the log is durable (under [`Layout::PerTopic`], the sum).
     pub fn flushed_position(&self) -> u64 {
         self.sum(|l| l.log().flushed())
+    }
+
+    /// Next physical offset to be written in `topic`'s log (any layout; under
+    /// [`Layout::Single`] every topic shares one log) (ours). 0 for an unknown topic.
+    pub fn write_position_in(&self, topic: &str) -> u64 {
+        self.log_of(topic).map_or(0, |l| l.log().write_pos())
+    }
+
+    /// Physical offset up to which `topic`'s log is durable (any layout; under
+    /// [`Layout::Single`] every topic shares one log) (ours). 0 for an unknown topic.
+    /// A failed [`flush`](Self::flush) never advances it for the log that failed.
+    pub fn flushed_position_in(&self, topic: &str) -> u64 {
+        self.log_of(topic).map_or(0, |l| l.log().flushed())
     }
 
     /// Counters: positions, flushes, rolls (ours).
