@@ -9,6 +9,7 @@ use super::layout::{
 };
 use super::properties::{PROPERTY_CRC32, RECORD_CRC_DIGITS, record_crc_digits_at};
 use super::stored_message::StoredMessage;
+use super::validate::is_valid_topic_byte;
 
 /// What to check of the `__CRC32#` whole-record CRC (ours).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -131,7 +132,8 @@ fn slice(bytes: &[u8], at: usize, len: usize) -> Result<&[u8], DecodeError> {
 ///
 /// Checks, in order: header present; magic; (blank: size within `8..=bytes.len()`);
 /// every length non-negative and every field within `bytes`; total size equal to the
-/// recomputed length; body CRC; topic and properties UTF-8; record CRC per
+/// recomputed length; body CRC; topic and properties UTF-8; topic non-empty and of
+/// RocketMQ's topic bytes; record CRC per
 /// `opts.record_crc`; physical offset.
 ///
 /// # Errors
@@ -196,6 +198,14 @@ pub fn decode_with<'a>(bytes: &'a [u8], opts: &DecodeOptions) -> Result<Decoded<
         }
     }
     let topic = std::str::from_utf8(topic).map_err(|_| DecodeError::TopicNotUtf8)?;
+    // Without a record CRC nothing else covers the topic: a write torn inside it leaves
+    // zeros that pass the size and body CRC checks (found by the fault-schedule proptest).
+    if topic.is_empty() {
+        return Err(DecodeError::InvalidTopic { index: 0, byte: 0 });
+    }
+    if let Some(index) = topic.bytes().position(|b| !is_valid_topic_byte(b)) {
+        return Err(DecodeError::InvalidTopic { index, byte: topic.as_bytes()[index] });
+    }
     let properties_all = std::str::from_utf8(properties_raw).map_err(|_| DecodeError::PropertiesNotUtf8)?;
 
     let (properties, record_crc_value) = match record_crc_digits_at(properties_raw) {

@@ -205,6 +205,16 @@ pub enum DecodeError {
     /// The topic bytes are not UTF-8.
     #[error("the topic is not UTF-8: the record is corrupt")]
     TopicNotUtf8,
+    /// The topic is empty or holds a byte outside RocketMQ's `TopicValidator` set
+    /// `[A-Za-z0-9%_|-]` (ours: the encoder never writes such a topic, so the record is torn
+    /// or damaged, say a NUL left where a write stopped).
+    #[error("the topic is empty or holds byte {byte:#04x} at index {index}, which no put writes: the record is torn or corrupt")]
+    InvalidTopic {
+        /// Index of the first invalid byte (0 for an empty topic).
+        index: usize,
+        /// The invalid byte (0 for an empty topic).
+        byte: u8,
+    },
     /// The properties bytes are not UTF-8.
     #[error("the properties are not UTF-8: the record is corrupt")]
     PropertiesNotUtf8,
