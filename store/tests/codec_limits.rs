@@ -176,3 +176,39 @@ fn validation_messages_name_the_limit_and_the_value() {
     let e = ValidationError::TopicInvalidChar { topic: "a b".into(), index: 1, byte: b' ' };
     assert!(e.to_string().contains("\"a b\"") && e.to_string().contains("0x20"));
 }
+
+#[test]
+fn topics_a_file_system_cannot_hold_as_a_directory_name_are_rejected() {
+    // The consume queue lives in `consumequeue/<topic>/<queue id>/`.
+    for (topic, index, byte) in
+        [(".", 0, b'.'), ("..", 0, b'.'), ("a/b", 1, b'/'), ("/", 0, b'/'), ("\0", 0, 0), ("t\0", 1, 0)]
+    {
+        assert_eq!(
+            codec::validate_topic(topic),
+            Err(ValidationError::TopicInvalidChar { topic: topic.to_owned(), index, byte }),
+            "{topic:?} must be rejected"
+        );
+    }
+    assert_eq!(codec::validate_topic(""), Err(ValidationError::TopicEmpty));
+}
+
+#[test]
+fn a_record_whose_topic_no_put_writes_is_rejected_without_a_record_crc() {
+    let opts = EncodeOptions { append_record_crc: false, ..EncodeOptions::default() };
+    let rec = encode(&Message::new("t0", b"x".to_vec()), &opts).unwrap();
+    assert!(decodes(&rec));
+    // No properties: the topic ends 2 bytes (the properties length) before the record's end.
+    let last_topic_byte = rec.len() - 3;
+    assert_eq!(rec[last_topic_byte], b'0');
+    for bad in [0u8, b'/', b'.', b' '] {
+        let mut torn = rec.clone();
+        torn[last_topic_byte] = bad;
+        assert!(
+            matches!(
+                codec::decode(&torn, None),
+                Err(codec::DecodeError::InvalidTopic { index: 1, byte }) if byte == bad
+            ),
+            "topic byte {bad:#04x} must be rejected"
+        );
+    }
+}

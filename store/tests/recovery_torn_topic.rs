@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use abslock_store::codec::{self, DecodeError, EncodeOptions};
 use abslock_store::fault::{FaultInjector, FaultPoint};
-use abslock_store::{FlushMode, Message, MessageStore, StoreConfig, WriteMode};
+use abslock_store::{FlushMode, Message, MessageStore, PutError, StoreConfig, WriteMode};
 
 type Store = MessageStore<parking_lot::RawMutex>;
 
@@ -69,5 +69,24 @@ fn commit_torn_inside_the_topic_is_cut_and_the_open_succeeds() {
     // The log continues where the acknowledged record ends.
     let p = store.put_message(&first).unwrap();
     assert_eq!(p.physical_offset, start as u64);
+    store.close().unwrap();
+}
+
+#[test]
+fn a_put_to_a_topic_that_cannot_be_a_directory_is_rejected_and_creates_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let faults = FaultInjector::default();
+    let store = Store::open(tmp.path(), config(&faults)).unwrap();
+    for topic in [".", "..", "a/b", "t\0"] {
+        assert!(
+            matches!(store.put_message(&Message::new(topic, b"x".to_vec())), Err(PutError::Invalid(_))),
+            "{topic:?}"
+        );
+    }
+    assert_eq!(store.put_message(&Message::new("t0", b"x".to_vec())).unwrap().physical_offset, 0);
+    let dirs: Vec<_> = std::fs::read_dir(tmp.path().join("consumequeue"))
+        .map(|d| d.map(|e| e.unwrap().file_name()).collect())
+        .unwrap_or_default();
+    assert!(dirs.iter().all(|d| d == "t0"), "{dirs:?}");
     store.close().unwrap();
 }
