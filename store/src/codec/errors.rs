@@ -208,7 +208,9 @@ pub enum DecodeError {
     /// The topic is empty or holds a byte outside RocketMQ's `TopicValidator` set
     /// `[A-Za-z0-9%_|-]` (ours: the encoder never writes such a topic, so the record is torn
     /// or damaged, say a NUL left where a write stopped).
-    #[error("the topic is empty or holds byte {byte:#04x} at index {index}, which no put writes: the record is torn or corrupt")]
+    #[error(
+        "the topic is empty or holds byte {byte:#04x} at index {index}, which no put writes: the record is torn or corrupt"
+    )]
     InvalidTopic {
         /// Index of the first invalid byte (0 for an empty topic).
         index: usize,
