@@ -69,41 +69,18 @@ pub(crate) type Deadline = std::time::Instant;
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Deadline;
 
-/// The deadline `us` microseconds from now (under loom: one that has passed).
+/// Microseconds since a process-wide origin (the first call), for the starvation bound's period.
 #[cfg(not(abslock_loom))]
-pub(crate) fn deadline_after(us: u32) -> Deadline {
-    let now = std::time::Instant::now();
-    now.checked_add(std::time::Duration::from_micros(u64::from(us))).unwrap_or(now)
+pub(crate) fn now_us() -> u64 {
+    static ORIGIN: OnceLock<std::time::Instant> = OnceLock::new();
+    let origin = *ORIGIN.get_or_init(std::time::Instant::now);
+    u64::try_from(origin.elapsed().as_micros()).unwrap_or(u64::MAX)
 }
 
-/// The deadline `us` microseconds from now (under loom: one that has passed).
+/// Under loom time does not pass (only a bound of 0 is ever due).
 #[cfg(abslock_loom)]
-pub(crate) fn deadline_after(_us: u32) -> Deadline {
-    Deadline
-}
-
-/// Whether `d` has passed (under loom: always).
-#[cfg(not(abslock_loom))]
-pub(crate) fn passed(d: Deadline) -> bool {
-    std::time::Instant::now() >= d
-}
-
-/// Whether `d` has passed (under loom: always).
-#[cfg(abslock_loom)]
-pub(crate) fn passed(_d: Deadline) -> bool {
-    true
-}
-
-/// The earlier of two optional deadlines.
-pub(crate) fn earliest(a: Option<Deadline>, b: Option<Deadline>) -> Option<Deadline> {
-    match (a, b) {
-        #[cfg(not(abslock_loom))]
-        (Some(a), Some(b)) => Some(a.min(b)),
-        #[cfg(abslock_loom)]
-        (Some(a), Some(_)) => Some(a),
-        (a, None) => a,
-        (None, b) => b,
-    }
+pub(crate) fn now_us() -> u64 {
+    0
 }
 
 /// How a [`ParkQueue::park`] ended.

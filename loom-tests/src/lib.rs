@@ -13,8 +13,9 @@
 //!
 //! Models drive every raw lock through `abslock::ModelLock` (the bodies of the `lock_api` methods,
 //! which exist only in loom builds), re-exported here; this crate adds the ABS profiles the models use.
-//! `SmallSpin` starts the starvation timer at once, and loom models a sleep with a deadline as one whose
-//! deadline has passed, so its models reach the starving park and the direct hand-off.
+//! Time does not pass under loom: `Impatient` (a starvation bound of 0) makes every release over sleepers
+//! a direct hand-off, while `SmallSpin`'s bound never comes due, so its releases take the wake path; a
+//! timed lock's deadline is modelled as passed by the time it would sleep.
 
 #[cfg(abslock_loom)]
 mod model_lock;

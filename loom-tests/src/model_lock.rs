@@ -2,27 +2,31 @@
 
 use abslock::{AbsConfig, AbsProfile};
 
-/// ABS with tiny bounds and no adaptation inside a model: spin once, yield once, then park.
+/// ABS with tiny bounds and no adaptation inside a model: spin once, yield once, then park; at most one
+/// waiter circulating (the entry cap). Its starvation bound never comes due inside a model (time does
+/// not pass under loom), so releases over sleepers take the wake path.
 #[derive(Debug)]
 pub enum SmallSpin {}
+
+/// `SmallSpin`'s bounds.
+const SMALL_SPIN: AbsConfig = AbsConfig {
+    k_init: 1,
+    k_min: 1,
+    k_max: 2,
+    k_step: 1,
+    max_yields: 1,
+    park_spins: 1,
+    window: u32::MAX,
+    max_spinners: 1,
+    max_active: 1,
+    starve_after_us: 1,
+    ..AbsConfig::ROCKETMQ
+};
 
 impl AbsProfile for SmallSpin {
     const CHECK_INTERVAL: u64 = 1 << 40;
     fn config() -> &'static AbsConfig {
-        static C: AbsConfig = AbsConfig {
-            k_init: 1,
-            k_min: 1,
-            k_max: 2,
-            k_step: 1,
-            max_yields: 1,
-            park_spins: 1,
-            window: u32::MAX,
-            max_spinners: 1,
-            max_active: 1,
-            starve_after_us: 1,
-            ..AbsConfig::ROCKETMQ
-        };
-        &C
+        &SMALL_SPIN
     }
 }
 
@@ -49,6 +53,19 @@ impl AbsProfile for Adaptive {
             max_active: 0,
             starve_after_us: u32::MAX,
         };
+        &C
+    }
+}
+
+/// `SmallSpin` with a starvation bound of 0: every release over sleepers hands the lock to the oldest
+/// one without freeing it, so the hand-off races every other path inside the models.
+#[derive(Debug)]
+pub enum Impatient {}
+
+impl AbsProfile for Impatient {
+    const CHECK_INTERVAL: u64 = 1 << 40;
+    fn config() -> &'static AbsConfig {
+        static C: AbsConfig = AbsConfig { starve_after_us: 0, ..SMALL_SPIN };
         &C
     }
 }

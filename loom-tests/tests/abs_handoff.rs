@@ -1,12 +1,12 @@
-//! ABS's hand-off paths: the starvation bound (a sleeper past the bound is handed the lock without the
-//! lock ever being free), `unlock_fair`, and a timed lock that gives up while others sleep. With
-//! `SmallSpin` every first sleep times out at once (loom models a deadline as passed), so each parked
-//! thread turns starving and the next unlock must hand over. A lost wake-up shows as a loom deadlock;
+//! ABS's hand-off paths: the starvation bound (a release over sleepers, once the bound is due, hands the
+//! lock to the oldest without the lock ever being free), `unlock_fair`, and a timed lock that gives up
+//! while others sleep. With `Impatient` the bound is always due, so every release over a sleeper must
+//! hand over. A lost wake-up shows as a loom deadlock;
 //! two holders as a concurrent access to the cell.
 #![cfg(abslock_loom)]
 
 use abslock::{Mode, RawAbsLock};
-use abslock_loom_tests::{Adaptive, ModelLock, SmallSpin};
+use abslock_loom_tests::{Adaptive, Impatient, ModelLock};
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::thread;
@@ -40,12 +40,12 @@ fn increment<P: abslock::AbsProfile>(g: &Guarded<P>) {
     unsafe { g.lock.release() };
 }
 
-/// Two waiters park (park mode) while the main thread holds the lock; each turns starving; releases
-/// must hand over, and every increment happens exactly once.
+/// Two waiters park (park mode) while the main thread holds the lock; releases over them must hand
+/// over, and every increment happens exactly once.
 #[test]
-fn starving_sleepers_are_handed_the_lock() {
+fn sleepers_are_handed_the_lock_at_the_bound() {
     loom::model(|| {
-        let g = Guarded::<SmallSpin>::new();
+        let g = Guarded::<Impatient>::new();
         g.lock.set_mode(Mode::Park);
         g.lock.acquire();
         let waiters: Vec<_> = (0..2)

@@ -3,7 +3,7 @@
 #![cfg(abslock_loom)]
 
 use abslock::{RawAbsLock, RawBackoffLock, RawCasSpinLock, RawSpinLock};
-use abslock_loom_tests::{Adaptive, ModelLock, SmallSpin};
+use abslock_loom_tests::{Adaptive, Impatient, ModelLock, SmallSpin};
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::thread;
@@ -104,4 +104,5 @@ models! {
     backoff: RawBackoffLock,
     abs: RawAbsLock<SmallSpin>,
     abs_adaptive: RawAbsLock<Adaptive>,
+    abs_handoff: RawAbsLock<Impatient>,
 }
