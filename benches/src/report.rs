@@ -300,20 +300,32 @@ fn abs_summary(o: &mut String, rows: &[&CellResult], cores: usize) {
 /// What `max_spinners: 0` / `max_active: 0` in a Debug-printed `AbsConfig` mean on a machine
 /// with `cores` cores (`AbsConfig`'s documented rule), or `None` when neither is 0.
 pub fn thread_limits_note(config_debug: &str, cores: usize) -> Option<String> {
-    let spinners = config_debug.contains("max_spinners: 0,") || config_debug.contains("max_spinners: 0 ");
-    let active = config_debug.contains("max_active: 0,") || config_debug.contains("max_active: 0 ");
+    let is_zero = |field: &str| {
+        config_debug.contains(&format!("{field}: 0,")) || config_debug.contains(&format!("{field}: 0 "))
+    };
+    let (spinners, active) = (is_zero("max_spinners"), is_zero("max_active"));
     if !spinners && !active {
         return None;
     }
     let cores = cores.max(1);
-    Some(format!(
-        "In the calibrated bounds, `0` for `max_spinners` / `max_active` is not \"none\": it means \"derived from \
-         this machine's core count\" (`std::thread::available_parallelism`, read once per process). At most \
-         `max_spinners` = cores - 1 (at least 1) waiters spin at once, the others yield; at most `max_active` = cores \
-         waiters spin or yield at once, a newcomer beyond them parks (concurrency restriction). With {cores} cores \
-         here: max_spinners {}, max_active {cores}. `u32::MAX` (the RocketMQ profile) means no limit.",
-        (cores - 1).max(1)
-    ))
+    let mut note = String::from(
+        "In the calibrated bounds, `0` is not \"none\": it means \"derived from this machine's core count\" \
+         (`std::thread::available_parallelism`, read once per process).",
+    );
+    if spinners {
+        note += &format!(
+            " At most `max_spinners` = cores - 1 (at least 1) waiters spin at once, the others yield: {} here.",
+            (cores - 1).max(1)
+        );
+    }
+    if active {
+        note += &format!(
+            " At most `max_active` = cores waiters spin or yield at once, a newcomer beyond them parks \
+             (entry cap): {cores} here."
+        );
+    }
+    note += " `u32::MAX` means no limit.";
+    Some(note)
 }
 
 fn tail_word(v: Verdict) -> &'static str {
@@ -410,7 +422,11 @@ mod tests {
     fn zero_thread_limits_are_explained_with_this_machines_figures() {
         let cfg = "AbsConfig { k_init: 24, max_spinners: 0, max_active: 0, starve_after_us: 1000 }";
         let note = thread_limits_note(cfg, 2).unwrap();
-        assert!(note.contains("max_spinners 1, max_active 2"), "{note}");
+        assert!(note.contains("waiters spin at once, the others yield: 1 here"), "{note}");
+        assert!(note.contains("(entry cap): 2 here"), "{note}");
+        let calibrated = "AbsConfig { max_spinners: 0, max_active: 4294967295 }";
+        let note = thread_limits_note(calibrated, 2).unwrap();
+        assert!(!note.contains("max_active"), "{note}");
         let rocketmq = "AbsConfig { max_spinners: 4294967295, max_active: 4294967295 }";
         assert!(thread_limits_note(rocketmq, 2).is_none());
         assert!(thread_limits_note(&format!("{:?}", abslock::AbsConfig::ROCKETMQ), 8).is_none());

@@ -1,0 +1,161 @@
+//! The `locks/contended` grid measured the way a ranking needs: every strategy in a fresh random order
+//! in each round, for several rounds, each ratio paired with `parking_lot` measured in the same round.
+//!
+//! ```text
+//! cargo run --release -p abslock-benches --example contended_rounds -- [ROUNDS] [STRATEGY,...]
+//! ```
+//!
+//! Same threads (2, 4, 8, 16), critical sections (0, ~100 ns, ~1 us of arithmetic) and strategies as
+//! the criterion bench `benches/locks.rs`; one sample runs a fixed batch of acquisitions spread over the
+//! threads (about 60-250 ms, long enough to span many scheduler time slices at 16 threads). Prints a
+//! Markdown table: per cell, `parking_lot`'s median time per acquisition (ns, all threads together),
+//! then each strategy's median ratio to it with the smallest and largest round's ratio, and the median
+//! ratio of process CPU time per acquisition. Ratios below 1 are faster than `parking_lot`. Ours.
+
+use abslock::{Calibrated, RawAbsLock, RawBackoffLock, RawCasSpinLock, RawSpinLock, RocketMq};
+use abslock_benches::cpu::process_ns;
+use abslock_benches::pool::{Pool, units_per_ns, work};
+use std::sync::Arc;
+
+/// One sample: (ns per acquisition, process CPU ns per acquisition).
+type Sample = (f64, f64);
+
+/// Runs `iters` acquisitions of `units` of work over `threads` threads with a fresh lock of type `M`.
+fn sample<M: Counter>(threads: usize, units: u64, iters: u64) -> Sample {
+    let m = Arc::new(M::make());
+    let pool = Pool::new(threads, move |_| m.bump(units));
+    // A short warm-up batch: threads spawned, caches and the lock's policy settled.
+    pool.run(iters / 10);
+    let cpu0 = process_ns();
+    let wall = pool.run(iters);
+    let cpu1 = process_ns();
+    let n = iters as f64;
+    (wall.as_nanos() as f64 / n, cpu1.saturating_sub(cpu0) as f64 / n)
+}
+
+/// A mutex around a counter, whatever its API (as in `benches/locks.rs`).
+trait Counter: Send + Sync + 'static {
+    fn make() -> Self;
+    fn bump(&self, units: u64);
+}
+
+impl<R: lock_api::RawMutex + Send + Sync + 'static> Counter for lock_api::Mutex<R, u64> {
+    fn make() -> Self {
+        lock_api::Mutex::new(0)
+    }
+    fn bump(&self, units: u64) {
+        let mut g = self.lock();
+        *g = work(*g, units).wrapping_add(1);
+    }
+}
+
+impl Counter for std::sync::Mutex<u64> {
+    fn make() -> Self {
+        std::sync::Mutex::new(0)
+    }
+    fn bump(&self, units: u64) {
+        let mut g = self.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        *g = work(*g, units).wrapping_add(1);
+    }
+}
+
+impl Counter for spin::Mutex<u64> {
+    fn make() -> Self {
+        spin::Mutex::new(0)
+    }
+    fn bump(&self, units: u64) {
+        let mut g = self.lock();
+        *g = work(*g, units).wrapping_add(1);
+    }
+}
+
+type Runner = fn(usize, u64, u64) -> Sample;
+
+/// Every strategy of `locks/contended`, `parking_lot` first (the peer of every ratio).
+const STRATEGIES: &[(&str, Runner)] = &[
+    ("parking_lot", sample::<lock_api::Mutex<parking_lot::RawMutex, u64>>),
+    ("cas-spin", sample::<lock_api::Mutex<RawCasSpinLock, u64>>),
+    ("spin", sample::<lock_api::Mutex<RawSpinLock, u64>>),
+    ("backoff-k1000", sample::<lock_api::Mutex<RawBackoffLock, u64>>),
+    ("abs", sample::<lock_api::Mutex<RawAbsLock<Calibrated>, u64>>),
+    ("abs-rocketmq", sample::<lock_api::Mutex<RawAbsLock<RocketMq>, u64>>),
+    ("std", sample::<std::sync::Mutex<u64>>),
+    ("spin-crate", sample::<spin::Mutex<u64>>),
+];
+
+fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    match s.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => s[n / 2],
+        n => (s[n / 2 - 1] + s[n / 2]) / 2.0,
+    }
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let rounds: usize = match args.next().map(|a| a.parse()) {
+        None => 5,
+        Some(Ok(r)) if r >= 1 => r,
+        Some(_) => {
+            eprintln!("usage: contended_rounds [ROUNDS >= 1] [STRATEGY,...]");
+            std::process::exit(2);
+        }
+    };
+    let wanted: Vec<String> =
+        args.next().map(|s| s.split(',').map(str::to_owned).collect()).unwrap_or_default();
+    if let Some(bad) = wanted.iter().find(|w| !STRATEGIES.iter().any(|(n, _)| n == w)) {
+        let known: Vec<&str> = STRATEGIES.iter().map(|(n, _)| *n).collect();
+        eprintln!("unknown strategy `{bad}`; known: {}", known.join(", "));
+        std::process::exit(2);
+    }
+    let strategies: Vec<(&str, Runner)> = STRATEGIES
+        .iter()
+        .copied()
+        .filter(|(n, _)| *n == "parking_lot" || wanted.is_empty() || wanted.iter().any(|w| w == n))
+        .collect();
+    // Calibrate ABS once, outside any measurement.
+    let _ = abslock::AbsConfig::calibrated();
+    let per_ns = units_per_ns();
+    println!(
+        "rounds: {rounds}; cells: ratio to parking_lot in the same round, median [min-max], then CPU ratio\n"
+    );
+    let mut header = String::from("| cell | parking_lot ns/acq |");
+    let mut rule = String::from("|---|---:|");
+    for (name, _) in &strategies[1..] {
+        header += &format!(" {name} |");
+        rule += "---:|";
+    }
+    println!("{header}\n{rule}");
+    for (cs, cs_ns, iters) in
+        [("cs-0ns", 0.0, 10_000_000), ("cs-100ns", 100.0, 1_500_000), ("cs-1us", 1000.0, 200_000)]
+    {
+        let units = (cs_ns * per_ns).round() as u64;
+        for threads in [2usize, 4, 8, 16] {
+            let mut ratio = vec![Vec::with_capacity(rounds); strategies.len()];
+            let mut cpu = vec![Vec::with_capacity(rounds); strategies.len()];
+            let mut peer_ns = Vec::with_capacity(rounds);
+            for _ in 0..rounds {
+                let mut order: Vec<usize> = (0..strategies.len()).collect();
+                fastrand::shuffle(&mut order);
+                let mut got = vec![(f64::NAN, f64::NAN); strategies.len()];
+                for i in order {
+                    got[i] = (strategies[i].1)(threads, units, iters);
+                }
+                peer_ns.push(got[0].0);
+                for (i, &(t, c)) in got.iter().enumerate() {
+                    ratio[i].push(t / got[0].0);
+                    cpu[i].push(c / got[0].1);
+                }
+            }
+            let mut line = format!("| {cs}/{threads} | {:.1} |", median(&peer_ns));
+            for i in 1..strategies.len() {
+                let lo = ratio[i].iter().copied().fold(f64::INFINITY, f64::min);
+                let hi = ratio[i].iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                line += &format!(" {:.2} [{lo:.2}-{hi:.2}] cpu {:.2} |", median(&ratio[i]), median(&cpu[i]));
+            }
+            println!("{line}");
+        }
+    }
+}
