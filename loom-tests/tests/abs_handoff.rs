@@ -65,7 +65,7 @@ fn sleepers_are_handed_the_lock_at_the_bound() {
     });
 }
 
-/// `unlock_fair` hands the lock to a sleeper (never starving here), racing a newcomer.
+/// `unlock_fair` hands the lock to a sleeper (the bound never comes due here), racing a newcomer.
 #[test]
 fn unlock_fair_hands_over_or_frees() {
     loom::model(|| {

@@ -67,9 +67,9 @@ const MAX_BURST: u32 = 8;
 /// queue until an unlock wakes it). An unlock wakes a sleeper only when no waiter is left spinning or
 /// yielding (concurrency restriction: past the cores, the threads circulating over the lock are the
 /// holder, the waiters still within their budget and at most one woken sleeper; the rest sleep and cost
-/// the holder nothing); `max_active` can also cap the waiters at entry. Once per `starve_after_us`, a holder releasing
-/// over sleepers hands the lock directly to the oldest one instead (starvation bound, parking_lot's
-/// eventual fairness): sleepers take turns at a bounded rate, and nobody sleeps forever.
+/// the holder nothing); `max_active` can also cap the waiters at entry. Once per `starve_after_us`, a
+/// holder releasing over sleepers hands the lock directly to the oldest one instead (starvation bound,
+/// parking_lot's eventual fairness): sleepers take turns at a bounded rate, and nobody sleeps forever.
 ///
 /// The *mode* and k live in a policy word that only decides how long a waiter spins and yields; the
 /// holder adapts them once per window of acquisitions (RocketMQ's rule, see [`decide`]), and no

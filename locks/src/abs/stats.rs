@@ -34,8 +34,7 @@ pub struct AbsStats {
     pub spins: u64,
     /// `yield_now` calls by waiters (retreats).
     pub yields: u64,
-    /// Times waiters went to sleep on the lock's parking queue (a timed-out first sleep of a thread
-    /// turning starving counts too).
+    /// Times waiters went to sleep on the lock's parking queue.
     pub parks: u64,
     /// Times a waiter's k spins ran out without the lock (it then yielded or parked); a waiter's count is
     /// added when it gets the lock.
