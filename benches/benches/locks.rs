@@ -14,51 +14,12 @@
 //! reasonable on 2 cores.
 
 use abslock::{Calibrated, RawAbsLock, RawBackoffLock, RawCasSpinLock, RawSpinLock, RocketMq};
-use abslock_benches::pool::{Pool, units_per_ns, work};
+use abslock_benches::counter::Counter;
+use abslock_benches::pool::{Pool, units_per_ns};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Duration;
-
-/// A mutex around a counter, whatever its API.
-trait Counter: Send + Sync + 'static {
-    fn make() -> Self;
-    /// Locks, does `units` of work and an increment, unlocks.
-    fn bump(&self, units: u64);
-}
-
-impl<R: lock_api::RawMutex + Send + Sync + 'static> Counter for lock_api::Mutex<R, u64> {
-    fn make() -> Self {
-        lock_api::Mutex::new(0)
-    }
-    #[inline]
-    fn bump(&self, units: u64) {
-        let mut g = self.lock();
-        *g = work(*g, units).wrapping_add(1);
-    }
-}
-
-impl Counter for std::sync::Mutex<u64> {
-    fn make() -> Self {
-        std::sync::Mutex::new(0)
-    }
-    #[inline]
-    fn bump(&self, units: u64) {
-        let mut g = self.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        *g = work(*g, units).wrapping_add(1);
-    }
-}
-
-impl Counter for spin::Mutex<u64> {
-    fn make() -> Self {
-        spin::Mutex::new(0)
-    }
-    #[inline]
-    fn bump(&self, units: u64) {
-        let mut g = self.lock();
-        *g = work(*g, units).wrapping_add(1);
-    }
-}
 
 macro_rules! for_each_strategy {
     ($f:ident, $($arg:expr),*) => {

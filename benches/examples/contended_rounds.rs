@@ -13,8 +13,9 @@
 //! ratio of process CPU time per acquisition. Ratios below 1 are faster than `parking_lot`. Ours.
 
 use abslock::{Calibrated, RawAbsLock, RawBackoffLock, RawCasSpinLock, RawSpinLock, RocketMq};
+use abslock_benches::counter::Counter;
 use abslock_benches::cpu::process_ns;
-use abslock_benches::pool::{Pool, units_per_ns, work};
+use abslock_benches::pool::{Pool, units_per_ns};
 use std::sync::Arc;
 
 /// One sample: (ns per acquisition, process CPU ns per acquisition).
@@ -31,42 +32,6 @@ fn sample<M: Counter>(threads: usize, units: u64, iters: u64) -> Sample {
     let cpu1 = process_ns();
     let n = iters as f64;
     (wall.as_nanos() as f64 / n, cpu1.saturating_sub(cpu0) as f64 / n)
-}
-
-/// A mutex around a counter, whatever its API (as in `benches/locks.rs`).
-trait Counter: Send + Sync + 'static {
-    fn make() -> Self;
-    fn bump(&self, units: u64);
-}
-
-impl<R: lock_api::RawMutex + Send + Sync + 'static> Counter for lock_api::Mutex<R, u64> {
-    fn make() -> Self {
-        lock_api::Mutex::new(0)
-    }
-    fn bump(&self, units: u64) {
-        let mut g = self.lock();
-        *g = work(*g, units).wrapping_add(1);
-    }
-}
-
-impl Counter for std::sync::Mutex<u64> {
-    fn make() -> Self {
-        std::sync::Mutex::new(0)
-    }
-    fn bump(&self, units: u64) {
-        let mut g = self.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        *g = work(*g, units).wrapping_add(1);
-    }
-}
-
-impl Counter for spin::Mutex<u64> {
-    fn make() -> Self {
-        spin::Mutex::new(0)
-    }
-    fn bump(&self, units: u64) {
-        let mut g = self.lock();
-        *g = work(*g, units).wrapping_add(1);
-    }
 }
 
 type Runner = fn(usize, u64, u64) -> Sample;

@@ -13,9 +13,10 @@
 //! | [`target`], [`window`], [`cpu`], [`latency`] | the critical sections driven; one measured window |
 //! | [`run`], [`stats`], [`results`] | rounds, verdicts, the CSV files |
 //! | [`report`], [`plots`], [`trace`], [`compare`], [`outputs`], [`machine`] | outputs |
-//! | [`pool`] | worker threads for the criterion benches |
+//! | [`pool`], [`counter`] | worker threads and guarded counters for the contended-lock benches |
 
 pub mod compare;
+pub mod counter;
 pub mod cpu;
 pub mod grid;
 pub mod latency;
