@@ -147,7 +147,10 @@ pub fn render(
     let mut o = String::new();
     let _ = writeln!(o, "# Contention sweep report\n");
     if ctx.interrupted {
-        let _ = writeln!(o, "**Interrupted**: the cells below finished; the rest did not run.\n");
+        let _ = writeln!(
+            o,
+            "**Interrupted**: the figures below come from the rounds every cell finished; the rest did not run.\n"
+        );
     }
     let _ = writeln!(o, "- Command: `{}`", ctx.command);
     let _ = writeln!(o, "- Commit: {}", ctx.commit);
@@ -156,19 +159,31 @@ pub fn render(
     let _ = writeln!(o, "- Wall time: {:.0} s", ctx.wall_s);
     let _ = writeln!(
         o,
-        "- Design: {} rounds per cell; in each round every strategy runs one window ({} ms warm-up, then at most {} ms, \
-         shorter when the warm segments fill) in a fresh random order; ratios are paired within a round.",
+        "- Design: {} rounds; each round visits every cell in a fresh random order, and in a cell runs every \
+         strategy one window ({} ms warm-up, then at most {} ms, shorter when the warm segments fill) in a fresh \
+         random order; ratios are paired within a round, and a cell's rounds spread over the whole run.",
         ctx.rounds, ctx.warmup_ms, ctx.measure_ms
     );
     let _ = writeln!(
         o,
-        "- Verdicts: the distribution-free 95% interval of the median paired ratio (sign test inverted: from the k-th \
-         smallest to the k-th largest round ratio, k = {k} with these rounds) must lie above {m1:.2} \
-         (faster, ↑) or below {m2:.3} (slower, ↓), a ±{:.0}% equivalence margin; otherwise tie (≈). ★ marks the \
-         cell's best (highest median throughput); against the best, ≈ means not separable from it.",
+        "- Verdicts (Wilcoxon signed-rank test on the log round ratios): the ratio shown is the Hodges-Lehmann \
+         estimate (exp of the median of the pairwise means of the log ratios); faster (↑) when it is above {m1:.2} \
+         and the 95% interval ({c}) lies above 1, slower (↓) when it is below {m2:.3} and the \
+         interval lies below 1, a ±{:.0}% equivalence margin; otherwise tie (≈). ★ marks the cell's best (highest \
+         ratio to `parking_lot`); against the best, ≈ means not separable from it.",
         ctx.margin_pct,
-        k = stats::order_statistic_k(ctx.rounds as usize)
-            .map_or("none (fewer than 6 rounds)".to_string(), |k| k.to_string()),
+        c = stats::wilcoxon_c(ctx.rounds as usize).map_or(
+            "none exists below 6 rounds, so every verdict is a tie".to_string(),
+            |c| {
+                let n = ctx.rounds as usize;
+                format!(
+                    "the {}-th smallest to the {}-th largest of the {} pairwise means",
+                    c + 1,
+                    c + 1,
+                    n * (n + 1) / 2
+                )
+            },
+        ),
         m1 = 1.0 + ctx.margin_pct / 100.0,
         m2 = 1.0 / (1.0 + ctx.margin_pct / 100.0),
     );
@@ -193,7 +208,10 @@ pub fn render(
         let order: Vec<String> =
             order.iter().filter(|s| rows.iter().any(|r| &&r.strategy == s)).cloned().collect();
         let _ = writeln!(o, "## Target `{target}`\n");
-        let _ = writeln!(o, "### Throughput ratio to `parking_lot` (median over rounds) and verdict\n");
+        let _ = writeln!(
+            o,
+            "### Throughput ratio to `parking_lot` (Hodges-Lehmann estimate over rounds) and verdict\n"
+        );
         table(&mut o, &rows, &order, |r| {
             if r.verdict_pl == Verdict::Reference {
                 format!("{:.2}M/s", r.msgs_per_s / 1e6)
@@ -363,9 +381,9 @@ fn latency(o: &mut String, rows: &[&CellResult], order: &[String]) {
         "Time from just before `lock()` to just after it returns, sampled on one acquisition in {every} per worker \
          (hdrhistogram, 3 significant digits), merged over a window's workers; the figures are medians over rounds \
          of each window's percentile. The clock read after `lock()` returns is the one read inside the critical \
-         section (on sampled acquisitions only). p99.9 ratio: median over rounds of the paired ratio to \
-         `parking_lot`'s p99.9 (below 1.00 = lower tail latency); verdict by the same sign-test interval and margin \
-         as throughput: lower, ≈ (tie) or higher.\n",
+         section (on sampled acquisitions only). p99.9 ratio: the paired ratio to `parking_lot`'s p99.9 over \
+         rounds, estimated and judged by the same signed-rank rule and margin as throughput (below 1.00 = lower \
+         tail latency): lower, ≈ (tie) or higher.\n",
         every = crate::latency::SAMPLE_EVERY
     );
     table(o, &at, order, |r| {

@@ -1,6 +1,16 @@
-//! The sweep loop: for every cell, R rounds; in each round every strategy once, in a fresh
-//! random order, so drift and neighbours' load hit all strategies of a round alike and each
-//! pairs with `parking_lot` measured moments apart. Then the cell's verdicts.
+//! The sweep loop: R rounds; each round visits every cell of every target in a fresh random
+//! order, and in each cell runs every strategy once, in a fresh random order, so drift and
+//! neighbours' load hit all strategies of a round alike and each pairs with `parking_lot`
+//! measured moments apart. Then every cell's verdicts.
+//!
+//! Rounds are the outer loop so that a cell's rounds spread over the whole run instead of a
+//! few seconds of it: a burst of load from another process (a compile on a shared machine)
+//! then touches one or two rounds of every cell, which the verdict's rank statistics
+//! discount, rather than every round of the few cells it overlaps, which shifts those cells'
+//! ratios as a whole (strategies suffer from a busy core unequally, so a common disturbance
+//! does not cancel in a ratio). Variation between spans of the run is only averaged out by
+//! sampling every cell across them (Kalibera and Jones, "Rigorous benchmarking in reasonable
+//! time", ISMM 2013: repetitions at one level do not reduce the variance of a higher level).
 
 use crate::grid::{Cell, Target, TargetGrid};
 use crate::registry::{self, Targets};
@@ -69,7 +79,7 @@ impl Plan {
 /// Everything a run produced.
 #[derive(Debug, Clone, Default)]
 pub struct Output {
-    /// Every window, in run order.
+    /// Every window, grouped by cell in grid order, rounds ascending.
     pub rounds: Vec<RoundRow>,
     /// Per strategy and cell.
     pub results: Vec<CellResult>,
@@ -132,54 +142,71 @@ impl Progress {
     }
 }
 
-/// Runs `plan` on `targets`; `abort` (a signal) ends the window in progress and the run.
+/// Runs `plan` on `targets`; `abort` (a signal) ends the window in progress and the run. An
+/// interrupted run keeps the rounds every cell finished (the round in progress is dropped)
+/// and judges the cells on them.
 pub fn run(plan: &Plan, targets: &Targets, abort: &AtomicBool) -> Output {
     let progress = Progress::new(plan);
     let mut out = Output::default();
     let mut rng = fastrand::Rng::with_seed(plan.seed);
-    let total: usize = plan.grids.iter().map(|g| g.cells().len()).sum();
+    let cells: Vec<(&TargetGrid, Cell, CellKey)> = plan
+        .grids
+        .iter()
+        .flat_map(|g| g.cells().into_iter().map(move |c| (g, c)))
+        .map(|(g, c)| {
+            let outside = if c.target == Target::LockBound { plan.outside_ns } else { 0 };
+            (g, c, CellKey::of(&c, outside))
+        })
+        .collect();
+    let mut rows: Vec<Vec<RoundRow>> = vec![Vec::new(); cells.len()];
+    let mut rounds_done = 0;
     let started = Instant::now();
-    'cells: for grid in &plan.grids {
-        for cell in grid.cells() {
-            let t0 = Instant::now();
-            let outside = if cell.target == Target::LockBound { plan.outside_ns } else { 0 };
-            let key = CellKey::of(&cell, outside);
-            let mut rows = Vec::new();
-            for round in 0..plan.rounds {
-                let mut order = grid.strategies.clone();
-                rng.shuffle(&mut order);
-                for (position, &strategy) in order.iter().enumerate() {
-                    if abort.load(Ordering::Relaxed) {
-                        out.interrupted = true;
-                        break 'cells;
-                    }
-                    let row = window(
-                        plan,
-                        targets,
-                        abort,
-                        &progress,
-                        &cell,
-                        &key,
-                        round,
-                        position as u32,
-                        strategy,
-                    );
-                    progress.window_done(&key.label());
-                    if abort.load(Ordering::Relaxed) {
-                        out.interrupted = true;
-                        break 'cells;
-                    }
-                    rows.push(row);
+    'rounds: for round in 0..plan.rounds {
+        let t0 = Instant::now();
+        let mut visit: Vec<usize> = (0..cells.len()).collect();
+        rng.shuffle(&mut visit);
+        let mut this_round: Vec<(usize, RoundRow)> = Vec::new();
+        for &i in &visit {
+            let (grid, cell, key) = &cells[i];
+            let mut order = grid.strategies.clone();
+            rng.shuffle(&mut order);
+            for (position, &strategy) in order.iter().enumerate() {
+                if abort.load(Ordering::Relaxed) {
+                    out.interrupted = true;
+                    break 'rounds;
                 }
+                let row =
+                    window(plan, targets, abort, &progress, cell, key, round, position as u32, strategy);
+                progress.window_done(&key.label());
+                if abort.load(Ordering::Relaxed) {
+                    out.interrupted = true;
+                    break 'rounds;
+                }
+                this_round.push((i, row));
             }
-            let results = results::analyse(&key, &grid.strategies, &rows, plan.rounds, plan.margin);
+        }
+        for (i, row) in this_round {
+            rows[i].push(row);
+        }
+        rounds_done += 1;
+        progress.line(&format!(
+            "sweep: round {}/{} of {} cells ({:.1} s, {:.0} s so far)",
+            round + 1,
+            plan.rounds,
+            cells.len(),
+            t0.elapsed().as_secs_f64(),
+            started.elapsed().as_secs_f64(),
+        ));
+    }
+    if rounds_done > 0 {
+        let total = cells.len();
+        for ((grid, _, key), rows) in cells.iter().zip(rows) {
+            let results = results::analyse(key, &grid.strategies, &rows, rounds_done, plan.margin);
             out.cells += 1;
             progress.line(&format!(
-                "sweep: [{}/{total}] {} ({:.1} s, {:.0} s so far): {}",
+                "sweep: [{}/{total}] {} over {rounds_done} rounds: {}",
                 out.cells,
                 key.label(),
-                t0.elapsed().as_secs_f64(),
-                started.elapsed().as_secs_f64(),
                 progress_summary(&results)
             ));
             out.rounds.extend(rows);

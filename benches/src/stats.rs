@@ -1,15 +1,28 @@
-//! The test behind every verdict: a distribution-free confidence interval for the median
-//! of the paired per-round ratios (the sign test inverted: order statistics `k` and
-//! `n + 1 - k`), compared with an equivalence band of `1 ± margin`.
+//! The test behind every verdict: the Wilcoxon signed-rank test on the logs of the paired
+//! per-round ratios, with its Hodges-Lehmann estimate and confidence interval, and an
+//! equivalence margin of `1 ± margin` around it.
 //!
-//! A strategy is **faster** than its peer when the interval's lower end is above
-//! `1 + margin`, **slower** when its upper end is below `1 / (1 + margin)`, and a **tie**
-//! otherwise (equal within the margin, or not separable with these rounds). A reader checks
-//! a verdict from the per-round ratios in `rounds.csv`: with the default 15 rounds the
-//! interval runs from the 4th smallest to the 4th largest ratio (96.5% coverage); with 9
-//! rounds from the 2nd to the 2nd largest; with 6-8 rounds from the smallest to the largest;
-//! below 6 rounds no interval reaches 95% and every verdict is a tie. Source: the sign-test interval for a median (e.g. Conover, "Practical
-//! Nonparametric Statistics", 3.2); the margin is ours.
+//! A strategy is **faster** than its peer when the estimate is above `1 + margin` and the
+//! 95% interval lies above 1; **slower** when the estimate is below `1 / (1 + margin)` and
+//! the interval lies below 1; a **tie** otherwise (within the margin, or not separable from
+//! 1 with these rounds). The estimate decides the direction and size, the interval only
+//! whether the rounds separate the pair at all: the estimate (a median of many pairwise
+//! means) moves less from run to run than an interval's end does, so a cell near the
+//! margin flips less often between two runs.
+//!
+//! A reader checks a verdict from the per-round ratios in `rounds.csv`: take the natural
+//! log of each round's ratio (`n` rounds), form the `n(n+1)/2` pairwise means
+//! `(l_i + l_j) / 2` for `i <= j` (the Walsh averages) and sort them; the estimate is
+//! `exp` of their median, and the 95% interval runs from `exp` of the `(c+1)`-th smallest to
+//! `exp` of the `(c+1)`-th largest, where `c` is the largest signed-rank count with
+//! `P(W <= c) <= 2.5%` ([`wilcoxon_c`]). With the default 15 rounds there are 120 means and
+//! `c = 25`: the 26th smallest to the 26th largest (95.2% coverage). Below 6 rounds no
+//! interval reaches 95% and every verdict is a tie. The interval needs the log ratios to be
+//! symmetric about their centre; with the strategies in a fresh random order in every round,
+//! a strategy equal to its peer gives exactly that (each round's ratio and its inverse are
+//! equally likely). Source: Hollander, Wolfe and Chicken, "Nonparametric Statistical
+//! Methods", 3rd ed., 3.1-3.3 (signed-rank test, Hodges-Lehmann estimator, Tukey's Walsh
+//! average interval); the margin is ours.
 
 use serde::{Deserialize, Serialize};
 
@@ -75,47 +88,73 @@ pub fn median(v: &[f64]) -> Option<f64> {
     Some(if n % 2 == 1 { s[n / 2] } else { (s[n / 2 - 1] + s[n / 2]) / 2.0 })
 }
 
-/// P(B <= j) for B ~ Binomial(n, 1/2).
-fn binomial_cdf_half(n: usize, j: usize) -> f64 {
-    let mut c = 1.0f64; // C(n, 0)
-    let mut sum = 0.0;
-    for i in 0..=j.min(n) {
-        if i > 0 {
-            c = c * (n - i + 1) as f64 / i as f64;
+/// The number of sign vectors of `n` ranks whose positive ranks sum to each `w`
+/// (`0..=n(n+1)/2`): the exact null distribution of the signed-rank statistic, times `2^n`.
+fn signed_rank_counts(n: usize) -> Vec<f64> {
+    let top = n * (n + 1) / 2;
+    let mut counts = vec![0.0f64; top + 1];
+    counts[0] = 1.0;
+    for rank in 1..=n {
+        for w in (rank..=top).rev() {
+            counts[w] += counts[w - rank];
         }
-        sum += c;
     }
-    sum / 2f64.powi(n as i32)
+    counts
 }
 
-/// The largest `k >= 1` for which `[x_(k), x_(n+1-k)]` covers the median with at least
-/// [`CONFIDENCE`]; `None` when even `[min, max]` falls short (n < 6).
-pub fn order_statistic_k(n: usize) -> Option<usize> {
-    let mut best = None;
-    for k in 1..=n.div_ceil(2) {
-        if 1.0 - 2.0 * binomial_cdf_half(n, k - 1) >= CONFIDENCE {
-            best = Some(k);
+/// The largest `c` with `P(W <= c) <= (1 - CONFIDENCE) / 2` for the signed-rank statistic
+/// `W` of `n` pairs: the interval of the Hodges-Lehmann estimate runs from the `(c+1)`-th
+/// smallest to the `(c+1)`-th largest Walsh average. `None` when even `W = 0` is too likely
+/// (`n < 6`).
+pub fn wilcoxon_c(n: usize) -> Option<usize> {
+    if n == 0 {
+        return None;
+    }
+    let counts = signed_rank_counts(n);
+    let total = 2f64.powi(n as i32);
+    let tail = (1.0 - CONFIDENCE) / 2.0;
+    let mut cumulative = 0.0;
+    let mut c = None;
+    for (w, count) in counts.iter().enumerate() {
+        cumulative += count;
+        if cumulative / total <= tail {
+            c = Some(w);
         } else {
             break;
         }
     }
-    best
+    c
 }
 
-/// The 95% interval for the median of `ratios`, `None` with fewer than 6.
-pub fn median_interval(ratios: &[f64]) -> Option<(f64, f64)> {
-    let mut s: Vec<f64> = ratios.iter().copied().filter(|x| x.is_finite()).collect();
-    s.sort_by(f64::total_cmp);
-    let k = order_statistic_k(s.len())?;
-    Some((s[k - 1], s[s.len() - k]))
+/// The Walsh averages of `v`, `(v_i + v_j) / 2` for `i <= j`, sorted.
+fn walsh_averages(v: &[f64]) -> Vec<f64> {
+    let mut w = Vec::with_capacity(v.len() * (v.len() + 1) / 2);
+    for (i, a) in v.iter().enumerate() {
+        for b in &v[i..] {
+            w.push((a + b) / 2.0);
+        }
+    }
+    w.sort_by(f64::total_cmp);
+    w
 }
 
-/// A paired comparison: median ratio, its interval, the spread, and the verdict.
+/// The Hodges-Lehmann estimate of the typical ratio in `ratios` (positive, finite; others
+/// are skipped) and its 95% interval, computed on logs and mapped back: `None` when no
+/// ratio is usable, an interval of `None` below 6 ratios.
+pub fn hodges_lehmann(ratios: &[f64]) -> Option<(f64, Option<(f64, f64)>)> {
+    let logs: Vec<f64> = ratios.iter().filter(|x| x.is_finite() && **x > 0.0).map(|x| x.ln()).collect();
+    let w = walsh_averages(&logs);
+    let estimate = median(&w)?.exp();
+    let interval = wilcoxon_c(logs.len()).map(|c| (w[c].exp(), w[w.len() - 1 - c].exp()));
+    Some((estimate, interval))
+}
+
+/// A paired comparison: the estimated ratio, its interval, the spread, and the verdict.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Paired {
-    /// Median of the per-round ratios.
-    pub median: f64,
-    /// The 95% interval (NaN when too few rounds).
+    /// Hodges-Lehmann estimate of the per-round ratio (see the module docs).
+    pub estimate: f64,
+    /// Lower end of the 95% interval (NaN below 6 rounds).
     pub lo: f64,
     /// Upper end of the interval.
     pub hi: f64,
@@ -131,10 +170,10 @@ pub struct Paired {
 
 /// Judges per-round `ratios` (strategy / peer) with an equivalence `margin` (0.04 = 4%).
 pub fn judge(ratios: &[f64], margin: f64) -> Paired {
-    let Some(median) = median(ratios) else {
-        let nan = f64::NAN;
+    let nan = f64::NAN;
+    let Some((estimate, interval)) = hodges_lehmann(ratios) else {
         return Paired {
-            median: nan,
+            estimate: nan,
             lo: nan,
             hi: nan,
             min: nan,
@@ -143,15 +182,16 @@ pub fn judge(ratios: &[f64], margin: f64) -> Paired {
             verdict: Verdict::NotAvailable,
         };
     };
-    let min = ratios.iter().copied().fold(f64::INFINITY, f64::min);
-    let max = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let (lo, hi, verdict) = match median_interval(ratios) {
-        Some((lo, hi)) if lo > 1.0 + margin => (lo, hi, Verdict::Faster),
-        Some((lo, hi)) if hi < 1.0 / (1.0 + margin) => (lo, hi, Verdict::Slower),
+    let usable = || ratios.iter().copied().filter(|x| x.is_finite() && *x > 0.0);
+    let min = usable().fold(f64::INFINITY, f64::min);
+    let max = usable().fold(f64::NEG_INFINITY, f64::max);
+    let (lo, hi, verdict) = match interval {
+        Some((lo, hi)) if estimate > 1.0 + margin && lo > 1.0 => (lo, hi, Verdict::Faster),
+        Some((lo, hi)) if estimate < 1.0 / (1.0 + margin) && hi < 1.0 => (lo, hi, Verdict::Slower),
         Some((lo, hi)) => (lo, hi, Verdict::Tie),
-        None => (f64::NAN, f64::NAN, Verdict::Tie),
+        None => (nan, nan, Verdict::Tie),
     };
-    Paired { median, lo, hi, min, max, n: ratios.len(), verdict }
+    Paired { estimate, lo, hi, min, max, n: usable().count(), verdict }
 }
 
 /// Geometric mean of positive finite values; `None` if there are none.
@@ -175,27 +215,56 @@ mod tests {
     }
 
     #[test]
-    fn order_statistics_follow_the_binomial() {
-        assert_eq!(order_statistic_k(5), None, "2/32 = 6.25% > 5%");
-        assert_eq!(order_statistic_k(6), Some(1));
-        assert_eq!(order_statistic_k(8), Some(1), "[x2, x7] covers 93.0%");
-        assert_eq!(order_statistic_k(9), Some(2), "[x2, x8] covers 96.1%");
-        assert_eq!(order_statistic_k(12), Some(3));
-        assert_eq!(order_statistic_k(15), Some(4), "[x4, x12] covers 96.5%");
-        assert!((binomial_cdf_half(9, 1) - 10.0 / 512.0).abs() < 1e-12);
+    fn the_signed_rank_critical_values_match_the_tables() {
+        // Two-sided 5% critical values of the signed-rank statistic (Hollander, Wolfe and
+        // Chicken, table A.4; also scipy.stats.wilcoxon's exact distribution).
+        assert_eq!(wilcoxon_c(5), None, "P(W = 0) = 1/32 > 2.5%");
+        assert_eq!(wilcoxon_c(6), Some(0));
+        assert_eq!(wilcoxon_c(8), Some(3));
+        assert_eq!(wilcoxon_c(10), Some(8));
+        assert_eq!(wilcoxon_c(15), Some(25));
+        assert_eq!(wilcoxon_c(20), Some(52));
+        let counts = signed_rank_counts(4);
+        assert_eq!(counts.iter().sum::<f64>(), 16.0);
+        assert_eq!(counts[5], 2.0, "{{1,4}} and {{2,3}}");
     }
 
     #[test]
-    fn verdicts_need_the_interval_outside_the_margin() {
+    fn the_estimate_is_the_median_of_walsh_averages() {
+        let (est, interval) = hodges_lehmann(&[1.0, 2.0, 4.0]).unwrap();
+        // logs 0, l, 2l (l = ln 2): Walsh averages 0, l/2, l, l, 3l/2, 2l; median l.
+        assert!((est - 2.0).abs() < 1e-12);
+        assert_eq!(interval, None, "3 rounds");
+        let r = [1.10, 1.20, 1.15, 1.30, 1.05, 1.25, 1.18, 1.22, 1.12];
+        let (est, interval) = hodges_lehmann(&r).unwrap();
+        let (lo, hi) = interval.unwrap();
+        assert!(lo < est && est < hi && lo > 1.0, "{lo} {est} {hi}");
+        assert_eq!(hodges_lehmann(&[f64::NAN, 0.0]), None);
+    }
+
+    #[test]
+    fn verdicts_need_the_estimate_outside_the_margin_and_the_interval_off_one() {
         let fast = [1.3, 1.2, 1.25, 1.4, 1.1, 1.3, 1.28, 1.22, 1.31];
         assert_eq!(judge(&fast, 0.04).verdict, Verdict::Faster);
         let slow: Vec<f64> = fast.iter().map(|x| 1.0 / x).collect();
         assert_eq!(judge(&slow, 0.04).verdict, Verdict::Slower);
-        // One wild round on each side is tolerated with 9 rounds.
-        let outliers = [0.5, 1.3, 1.2, 1.25, 1.4, 1.1, 1.3, 1.28, 9.0];
-        assert_eq!(judge(&outliers, 0.04).verdict, Verdict::Faster);
-        let near = [1.03, 1.05, 1.06, 1.02, 1.04, 1.05, 1.03, 1.06, 1.05];
-        assert_eq!(judge(&near, 0.04).verdict, Verdict::Tie, "inside the margin");
+        // With the default 15 rounds, a wild round on each side barely moves the estimate and
+        // keeps the interval above 1 (the low one makes 14 of the 120 pairwise means negative;
+        // 25 may be).
+        let outliers = [0.5, 1.3, 1.2, 1.25, 1.4, 1.1, 1.3, 1.28, 9.0, 1.15, 1.22, 1.35, 1.18, 1.27, 1.3];
+        let p = judge(&outliers, 0.04);
+        assert_eq!(p.verdict, Verdict::Faster, "{p:?}");
+        assert!((1.2..1.3).contains(&p.estimate), "{p:?}");
+        // Clearly different from 1 but by less than the margin: equal in practice.
+        let near = [1.03, 1.025, 1.03, 1.02, 1.035, 1.03, 1.025, 1.03, 1.03];
+        let p = judge(&near, 0.04);
+        assert!(p.lo > 1.0, "separable from 1: {p:?}");
+        assert_eq!(p.verdict, Verdict::Tie, "inside the margin");
+        // Beyond the margin on average but not separable from 1: as often below as above.
+        let noisy = [1.5, 0.8, 1.6, 0.9, 1.4, 0.85, 1.3, 1.0, 1.2];
+        let p = judge(&noisy, 0.04);
+        assert!(p.estimate > 1.04 && p.lo < 1.0, "{p:?}");
+        assert_eq!(p.verdict, Verdict::Tie);
         assert_eq!(judge(&fast[..5], 0.04).verdict, Verdict::Tie, "too few rounds");
         assert_eq!(judge(&[], 0.04).verdict, Verdict::NotAvailable);
     }

@@ -7,8 +7,9 @@
 //!
 //! Creating and warming a segment costs about 4 ms per MiB on the reference VM (fresh
 //! memory faults through to the host), so a window's segment is sized from the fastest rate
-//! seen so far in the same cell: (warm-up + span) x rate x 1.5, between 4 MiB and the
-//! largest size; the cell's first window takes the largest.
+//! seen so far in the same cell (remembered per cell: the sweep visits every cell in every
+//! round): (warm-up + span) x rate x 1.5, between 4 MiB and the largest size; the cell's
+//! first window takes the largest.
 
 use super::{Outcome, slack};
 use crate::grid::Cell;
@@ -40,21 +41,27 @@ pub struct StoreTarget {
     pub parent: PathBuf,
     /// Largest commitlog segment of a window, bytes (divided among topics under `per-topic`).
     pub max_segment: u64,
-    /// The cell seen last and the fastest rate seen in it, bytes/s.
-    rate: Mutex<Option<(Cell, f64)>>,
+    /// Per cell seen so far, the fastest rate seen in it, bytes/s (a few dozen cells: a list).
+    rates: Mutex<Vec<(Cell, f64)>>,
 }
 
 impl StoreTarget {
     /// A store target creating its stores under `parent`, segments of at most `max_segment` bytes.
     pub fn new(parent: PathBuf, max_segment: u64) -> StoreTarget {
-        StoreTarget { parent, max_segment, rate: Mutex::new(None) }
+        StoreTarget { parent, max_segment, rates: Mutex::new(Vec::new()) }
     }
 
     /// The segment size of the next window of `cell` with `spec`.
     pub fn segment_size_for(&self, cell: &Cell, spec: &WindowSpec) -> u64 {
-        let seen = *self.rate.lock().unwrap_or_else(PoisonError::into_inner);
+        let seen = self
+            .rates
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .find(|(c, _)| c == cell)
+            .copied();
         let total = match seen {
-            Some((c, rate)) if c == *cell => {
+            Some((_, rate)) => {
                 let need = rate * (spec.warmup + spec.measure).as_secs_f64() * 1.5;
                 (need as u64 + slack(spec.threads, record_len(cell.size))).clamp(4 << 20, self.max_segment)
             }
@@ -68,10 +75,10 @@ impl StoreTarget {
     }
 
     fn note_rate(&self, cell: &Cell, bytes_per_s: f64) {
-        let mut seen = self.rate.lock().unwrap_or_else(PoisonError::into_inner);
-        match seen.as_mut() {
-            Some((c, r)) if c == cell => *r = r.max(bytes_per_s),
-            _ => *seen = Some((*cell, bytes_per_s)),
+        let mut seen = self.rates.lock().unwrap_or_else(PoisonError::into_inner);
+        match seen.iter_mut().find(|(c, _)| c == cell) {
+            Some((_, r)) => *r = r.max(bytes_per_s),
+            None => seen.push((*cell, bytes_per_s)),
         }
     }
 
@@ -172,5 +179,42 @@ impl StoreTarget {
         let window = window?;
         self.note_rate(cell, window.msgs_per_s() * record_len(cell.size) as f64);
         Ok(Outcome { window, abs, trace: Vec::new() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::Target;
+    use abslock_store::FlushMode;
+    use std::time::Duration;
+
+    #[test]
+    fn segment_sizes_remember_every_cell_the_run_interleaves() {
+        let t = StoreTarget::new(PathBuf::from("/nonexistent"), 128 << 20);
+        let cell = |threads| Cell {
+            target: Target::Store,
+            threads,
+            size: 128,
+            layout: Layout::Single,
+            topics: 1,
+            flush: FlushMode::ASYNC,
+        };
+        let spec = WindowSpec {
+            threads: 1,
+            warmup: Duration::from_millis(5),
+            measure: Duration::from_millis(30),
+            pin: None,
+        };
+        let (a, b) = (cell(1), cell(4));
+        assert_eq!(t.segment_size_for(&a, &spec), 128 << 20, "a cell's first window takes the largest");
+        t.note_rate(&a, 100e6);
+        t.note_rate(&b, 10e6);
+        // 100 MB/s x 35 ms x 1.5 = 5.25 MB (+ slack), rounded up to whole MiB.
+        let sized = t.segment_size_for(&a, &spec);
+        assert!(sized < 8 << 20 && sized >= 5 << 20, "{sized}");
+        assert_eq!(t.segment_size_for(&b, &spec), 4 << 20, "clamped at 4 MiB");
+        t.note_rate(&a, 50e6);
+        assert_eq!(t.segment_size_for(&a, &spec), sized, "the fastest rate seen counts");
     }
 }
