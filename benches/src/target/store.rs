@@ -212,7 +212,7 @@ mod tests {
         t.note_rate(&b, 10e6);
         // 100 MB/s x 35 ms x 1.5 = 5.25 MB (+ slack), rounded up to whole MiB.
         let sized = t.segment_size_for(&a, &spec);
-        assert!(sized < 8 << 20 && sized >= 5 << 20, "{sized}");
+        assert!((5 << 20..8 << 20).contains(&sized), "{sized}");
         assert_eq!(t.segment_size_for(&b, &spec), 4 << 20, "clamped at 4 MiB");
         t.note_rate(&a, 50e6);
         assert_eq!(t.segment_size_for(&a, &spec), sized, "the fastest rate seen counts");
