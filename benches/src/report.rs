@@ -167,10 +167,9 @@ pub fn render(
     let _ = writeln!(
         o,
         "- Verdicts (Wilcoxon signed-rank test on the log round ratios): the ratio shown is the Hodges-Lehmann \
-         estimate (exp of the median of the pairwise means of the log ratios); faster (↑) when it is above {m1:.2} \
-         and the 95% interval ({c}) lies above 1, slower (↓) when it is below {m2:.3} and the \
-         interval lies below 1, a ±{:.0}% equivalence margin; otherwise tie (≈). ★ marks the cell's best (highest \
-         ratio to `parking_lot`); against the best, ≈ means not separable from it.",
+         estimate (exp of the median of the pairwise means of the log ratios); its 95% interval ({c}) must lie \
+         above {m1:.2} (faster, ↑) or below {m2:.3} (slower, ↓), a ±{:.0}% equivalence margin; otherwise tie (≈). \
+         ★ marks the cell's best (highest ratio to `parking_lot`); against the best, ≈ means not separable from it.",
         ctx.margin_pct,
         c = stats::wilcoxon_c(ctx.rounds as usize).map_or(
             "none exists below 6 rounds, so every verdict is a tie".to_string(),

@@ -83,9 +83,9 @@ pub struct Output {
     pub rounds: Vec<RoundRow>,
     /// Per strategy and cell.
     pub results: Vec<CellResult>,
-    /// Cells finished.
+    /// Cells judged (all of them once a round has finished, none before).
     pub cells: usize,
-    /// Whether a signal stopped the run (the cell in progress is dropped).
+    /// Whether a signal stopped the run (the round in progress is dropped).
     pub interrupted: bool,
 }
 

@@ -86,8 +86,7 @@ struct RunArgs {
     /// Calibrated work outside the lock per put on the lock-bound target, ns, 0-1000000.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     outside_ns: u64,
-    /// Equivalence margin of the verdicts, percent, 0-50: a decisive verdict needs the estimated ratio outside 1 ± margin
-    /// and its 95% interval off 1.
+    /// Equivalence margin of the verdicts, percent, 0-50: a verdict needs the 95% interval outside 1 ± margin.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(0..=50))]
     tie_margin_pct: u8,
     /// Commitlog segment size, MiB, 1-4096: lock-bound warms 16 per run; the store target warms one per window,
