@@ -7,7 +7,8 @@ pub struct MeasuredCosts {
     pub spin_ns: f64,
     /// One `std::thread::yield_now` (`sched_yield`) with no other runnable thread (ns).
     pub yield_ns: f64,
-    /// One futex hand-off: a thread wakes a sleeper and the sleeper runs (ns, one way).
+    /// One futex hand-off: a thread wakes a sleeper and the sleeper runs in its place on the same core
+    /// (ns, one way).
     pub handoff_ns: f64,
 }
 
@@ -31,9 +32,11 @@ impl MeasuredCosts {
     /// Measures the three costs (~30 ms; spawns one helper thread for the hand-off). The spin and yield
     /// figures are a low quantile (the 10th percentile) of many individually timed samples: preemption
     /// and other load only ever add time to a sample, so a low quantile tracks the undisturbed cost and
-    /// moves little from run to run. The hand-off is the 2nd percentile of the round trips in which the
-    /// peer really slept, because on a loaded machine most wake-ups also wait for a free core (load,
-    /// not cost), which shifts the 10th percentile tenfold.
+    /// moves little from run to run. The hand-off is timed between two threads pinned to one core (when
+    /// the OS allows it), so it is a futex wake plus a context switch, and not the time another core
+    /// takes to leave its idle state, which depends on what the machine is doing (2.2 us with the
+    /// other core busy, 20.7 us with it idle, on the project's machine, unpinned); of the round trips
+    /// in which the peer really slept, the 2nd percentile.
     #[cfg(not(abslock_loom))]
     pub fn measure() -> MeasuredCosts {
         measure::run()
@@ -93,14 +96,30 @@ mod measure {
         }) / f64::from(SPINS_PER_SAMPLE)
     }
 
-    /// Ping-pong through `thread::park`/`unpark` (a futex on Linux): each round trip, timed alone, is
-    /// two hand-offs.
+    /// [`ping_pong`] between two threads pinned to the first core `core_affinity` reports; unpinned if
+    /// pinning is not possible here. The calling thread's own affinity is never changed.
     fn handoffs() -> Vec<f64> {
+        let core = core_affinity::get_core_ids().and_then(|ids| ids.first().copied());
+        let pin = move || {
+            if let Some(core) = core {
+                // Best effort: an unpinned measurement is still a measurement.
+                let _ = core_affinity::set_for_current(core);
+            }
+        };
+        // A failed join means the measuring thread panicked; NaN samples are dropped by the quantile.
+        std::thread::spawn(move || ping_pong(pin)).join().unwrap_or_else(|_| vec![f64::NAN])
+    }
+
+    /// Ping-pong through `thread::park`/`unpark` (a futex on Linux): each round trip, timed alone, is
+    /// two hand-offs. `pin` runs first on both threads.
+    fn ping_pong(pin: impl Fn() + Clone + Send + 'static) -> Vec<f64> {
+        pin();
         let turn = Arc::new(AtomicU32::new(0));
         let main = std::thread::current();
         let peer = {
-            let (turn, main) = (Arc::clone(&turn), main.clone());
+            let (turn, main, pin) = (Arc::clone(&turn), main.clone(), pin.clone());
             std::thread::spawn(move || {
+                pin();
                 for i in 0..SAMPLES as u32 {
                     while turn.load(Ordering::Acquire) != 2 * i + 1 {
                         std::thread::park();
