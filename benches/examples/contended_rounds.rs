@@ -10,13 +10,40 @@
 //! threads (about 60-250 ms, long enough to span many scheduler time slices at 16 threads). Prints a
 //! Markdown table: per cell, `parking_lot`'s median time per acquisition (ns, all threads together),
 //! then each strategy's median ratio to it with the smallest and largest round's ratio, and the median
-//! ratio of process CPU time per acquisition. Ratios below 1 are faster than `parking_lot`. Ours.
+//! ratio of process CPU time per acquisition. Ratios below 1 are faster than `parking_lot`.
+//!
+//! Two ablations of `abs` ride along, so `docs/abs.md`'s reasons for its defaults can be re-run:
+//! `abs-entry-cap` (the calibrated config with `max_active: 0`, at most as many waiters circulating as
+//! cores, newcomers beyond them parking at once) and `abs-no-bound` (`starve_after_us: u32::MAX`, no
+//! starvation hand-off). Ours.
 
-use abslock::{Calibrated, RawAbsLock, RawBackoffLock, RawCasSpinLock, RawSpinLock, RocketMq};
+use abslock::{
+    AbsConfig, AbsProfile, Calibrated, RawAbsLock, RawBackoffLock, RawCasSpinLock, RawSpinLock, RocketMq,
+};
 use abslock_benches::counter::Counter;
 use abslock_benches::cpu::process_ns;
 use abslock_benches::pool::{Pool, units_per_ns};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+/// The calibrated config with the entry cap on (`max_active: 0`, the number of cores).
+enum EntryCap {}
+
+impl AbsProfile for EntryCap {
+    fn config() -> &'static AbsConfig {
+        static C: OnceLock<AbsConfig> = OnceLock::new();
+        C.get_or_init(|| AbsConfig { max_active: 0, ..*AbsConfig::calibrated() })
+    }
+}
+
+/// The calibrated config without the starvation bound.
+enum NoBound {}
+
+impl AbsProfile for NoBound {
+    fn config() -> &'static AbsConfig {
+        static C: OnceLock<AbsConfig> = OnceLock::new();
+        C.get_or_init(|| AbsConfig { starve_after_us: u32::MAX, ..*AbsConfig::calibrated() })
+    }
+}
 
 /// One sample: (ns per acquisition, process CPU ns per acquisition).
 type Sample = (f64, f64);
@@ -36,7 +63,8 @@ fn sample<M: Counter>(threads: usize, units: u64, iters: u64) -> Sample {
 
 type Runner = fn(usize, u64, u64) -> Sample;
 
-/// Every strategy of `locks/contended`, `parking_lot` first (the peer of every ratio).
+/// Every strategy of `locks/contended` and the two ablations, `parking_lot` first (the peer of every
+/// ratio).
 const STRATEGIES: &[(&str, Runner)] = &[
     ("parking_lot", sample::<lock_api::Mutex<parking_lot::RawMutex, u64>>),
     ("cas-spin", sample::<lock_api::Mutex<RawCasSpinLock, u64>>),
@@ -44,6 +72,8 @@ const STRATEGIES: &[(&str, Runner)] = &[
     ("backoff-k1000", sample::<lock_api::Mutex<RawBackoffLock, u64>>),
     ("abs", sample::<lock_api::Mutex<RawAbsLock<Calibrated>, u64>>),
     ("abs-rocketmq", sample::<lock_api::Mutex<RawAbsLock<RocketMq>, u64>>),
+    ("abs-entry-cap", sample::<lock_api::Mutex<RawAbsLock<EntryCap>, u64>>),
+    ("abs-no-bound", sample::<lock_api::Mutex<RawAbsLock<NoBound>, u64>>),
     ("std", sample::<std::sync::Mutex<u64>>),
     ("spin-crate", sample::<spin::Mutex<u64>>),
 ];
