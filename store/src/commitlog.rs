@@ -482,6 +482,12 @@ impl<R: RawMutex> CommitLog<R> {
         self.write_pos().saturating_sub(self.flushed())
     }
 
+    /// Queues `segments` (warm, contiguous after the current one) for the roll, as if the
+    /// preallocator had made them.
+    pub(crate) fn stock_ready(&self, segments: impl IntoIterator<Item = Segment>) {
+        self.prealloc.stock(segments);
+    }
+
     /// Stops the preallocation thread.
     pub(crate) fn shutdown(&self) {
         self.prealloc.shutdown();

@@ -153,6 +153,10 @@ pub enum ConfigError {
     /// `PutPath::Sequencer` with a queue capacity or batch size of 0.
     #[error("PutPath::Sequencer needs queue_capacity and max_batch of at least 1")]
     EmptySequencer,
+    /// [`MessageStore::open_over_warm_segments`](crate::MessageStore::open_over_warm_segments)
+    /// cannot use the segments: the reason.
+    #[error("warm segments unusable: {0}")]
+    WarmSegmentsUnusable(&'static str),
     /// The directory holds a store of the other [`Layout`](crate::Layout).
     #[error("{} holds a Layout::{found:?} store; open it with that layout", dir.display())]
     LayoutMismatch {
@@ -376,4 +380,8 @@ pub enum CloseError {
     /// Writing the checkpoint or removing `abort` failed.
     #[error("{0}; the next open will run crash recovery")]
     Io(#[from] FileError),
+    /// [`MessageStore::close_into_warm_segments`](crate::MessageStore::close_into_warm_segments)
+    /// cannot take the segments out (the store closed cleanly): the reason.
+    #[error("closed, but the segments cannot be taken out: {0}")]
+    NotRecyclable(&'static str),
 }

@@ -21,7 +21,8 @@ use crate::consume_queue::{ConsumeQueues, Entry};
 use crate::crc_epochs::CrcEpochs;
 use crate::dispatcher::{DispatchTarget, Dispatcher};
 use crate::error::{
-    BackgroundError, CloseError, Corruption, FileError, FlushError, OpenError, PutError, ReadError,
+    BackgroundError, CloseError, ConfigError, Corruption, FileError, FlushError, OpenError, PutError,
+    ReadError,
 };
 use crate::flush::{GroupCommit, Stop};
 use crate::io::FileOps;
@@ -288,7 +289,49 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
         lock_: R,
         dispatcher: Option<Arc<Dispatcher>>,
     ) -> Result<Self, OpenError> {
-        Self::finish(Self::plan(dir, config)?, config, lock_, dispatcher)
+        Self::finish(Self::plan(dir, config)?, config, lock_, dispatcher, None)
+    }
+
+    /// Creates a new log in `dir` (which must hold no commitlog segment) over `warm`: the
+    /// files move into `dir/commitlog/`, the first becomes the current segment, the others
+    /// wait ready for the roll. See [`MessageStore::open_over_warm_segments`].
+    ///
+    /// [`MessageStore::open_over_warm_segments`]: crate::MessageStore::open_over_warm_segments
+    pub(crate) fn open_over(
+        dir: &Path,
+        config: &StoreConfig,
+        lock_: R,
+        warm: crate::WarmSegments,
+    ) -> Result<Self, OpenError> {
+        let pending = Self::plan(dir, config)?;
+        if !pending.plan.is_empty() {
+            return Err(ConfigError::WarmSegmentsUnusable("the directory already holds a commitlog").into());
+        }
+        let (_, _, segments) = warm.into_parts();
+        Self::finish(pending, config, lock_, None, Some(segments))
+    }
+
+    /// Closes cleanly ([`close`](Self::close)), then takes the commitlog's segments out:
+    /// written bytes zeroed, files moved into `home`. Segments retention deleted are dropped.
+    pub(crate) fn close_into_warm(mut self, home: &Path) -> Result<crate::WarmSegments, CloseError> {
+        self.shut()?;
+        let shared = Arc::clone(&self.shared);
+        drop(self);
+        let in_use = || CloseError::NotRecyclable("the log is still shared with another thread");
+        let shared = Arc::try_unwrap(shared).map_err(|_| in_use())?;
+        let (fs, log) = (shared.fs, shared.log);
+        let log = Arc::try_unwrap(log).map_err(|_| in_use())?;
+        let (end, min) = (log.write_pos(), log.min_offset());
+        let (_, size, segments) = log.into_warm_segments().into_parts();
+        let mut kept = Vec::with_capacity(segments.len());
+        for mut seg in segments.into_iter().filter(|s| s.start() >= min) {
+            if seg.start() < end {
+                seg.zero_head((end.min(seg.end()) - seg.start()) as usize);
+            }
+            seg.relocate(&fs, home)?;
+            kept.push(seg);
+        }
+        Ok(crate::WarmSegments::from_parts(home.to_path_buf(), size, kept))
     }
 
     /// First step of opening: locks the directory and verifies the commitlog, deciding
@@ -326,6 +369,7 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
         config: &StoreConfig,
         lock_: R,
         dispatcher: Option<Arc<Dispatcher>>,
+        warm: Option<Vec<crate::segment::Segment>>,
     ) -> Result<Self, OpenError> {
         let PendingLog { mut log, dir_lock, plan } = pending;
         let rec = apply_recovery(&log.input(config), plan)?;
@@ -341,7 +385,7 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
             entries_rebuilt: 0,
             entries_removed: 0,
         };
-        let shared = Self::assemble(dir, config, fs, rec, lock_)?;
+        let shared = Self::assemble(dir, config, fs, rec, lock_, warm)?;
         fs.create_marker(&dir.join("abort"))?;
         shared.rebuild_queues(&mut report)?;
         crate::retention::follow_min(&shared.log, &shared.cqs);
@@ -366,6 +410,7 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
         fs: &FileOps,
         rec: Recovered,
         lock_: R,
+        warm: Option<Vec<crate::segment::Segment>>,
     ) -> Result<Arc<Shared<R>>, OpenError> {
         let size = config.segment_size;
         let clog_dir = dir.join("commitlog");
@@ -387,8 +432,22 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
         .map_err(|e| FileError::new("start preallocation thread for", dir, e))?;
         let first = rec.segments.first().map_or(0, |s| s.start());
         let mut segments = rec.segments;
+        let mut ready = Vec::new();
         if segments.is_empty() {
-            segments.push(prealloc.obtain(0)?);
+            match warm {
+                Some(warm) => {
+                    let mut warm = warm.into_iter();
+                    for mut seg in warm.by_ref() {
+                        seg.relocate(fs, &clog_dir)?;
+                        if segments.is_empty() {
+                            segments.push(Arc::new(seg));
+                        } else {
+                            ready.push(seg);
+                        }
+                    }
+                }
+                None => segments.push(prealloc.obtain(0)?),
+            }
         }
         let mode = LogMode {
             pooled: matches!(config.write_mode, WriteMode::Pooled { .. }),
@@ -396,6 +455,7 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
         };
         let log =
             CommitLog::new(clog_dir, fs.clone(), size, segments, rec.write_pos, lock_, prealloc, pool, mode);
+        log.stock_ready(ready);
         let (cqs, _) = ConsumeQueues::open(fs, dir.join("consumequeue"), config.consume_queue_entries)?;
         Ok(Arc::new(Shared {
             dir: dir.to_path_buf(),
@@ -756,6 +816,11 @@ impl<R: RawMutex + Send + Sync + 'static> LogStore<R> {
 
     /// Clean shutdown: flush, dispatch, checkpoint, remove `abort`.
     pub(crate) fn close(mut self) -> Result<(), CloseError> {
+        self.shut()
+    }
+
+    /// [`close`](Self::close) without consuming the log.
+    fn shut(&mut self) -> Result<(), CloseError> {
         self.shared.log.flush()?;
         self.stop_threads();
         let s = &*self.shared;

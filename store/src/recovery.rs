@@ -60,6 +60,13 @@ pub(crate) struct Recovered {
     pub(crate) cut: Option<Cut>,
 }
 
+impl RecoveryPlan {
+    /// Whether the directory held no segment at all.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.segments.is_empty() && self.leftovers.is_empty()
+    }
+}
+
 /// Opens the segments in `dir`, checks their names and sizes, verifies every record and
 /// finds the write position; decides to cut, or fails per `mode` (see [`RecoveryMode`]).
 /// Changes nothing on disk.

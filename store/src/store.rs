@@ -11,6 +11,7 @@ use lock_api::RawMutex;
 
 use crate::append_only::AppendOnly;
 use crate::codec::{self, StoredMessage};
+use crate::commitlog::WarmSegments;
 use crate::config::{Layout, StoreConfig};
 use crate::dispatcher::Dispatcher;
 use crate::error::{
@@ -147,7 +148,7 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
                 pending.sort_by(|a, b| a.0.cmp(&b.0));
                 let (mut index, all) = (HashMap::new(), AppendOnly::default());
                 for (name, p) in pending {
-                    let log = LogStore::finish(p, &config, make_lock(), Some(Arc::clone(&dispatcher)))?;
+                    let log = LogStore::finish(p, &config, make_lock(), Some(Arc::clone(&dispatcher)), None)?;
                     index.insert(name, all.push(Arc::new(log)));
                 }
                 Logs::PerTopic {
@@ -160,6 +161,70 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
                 }
             }
         };
+        Ok(Self::assemble(dir, config, logs))
+    }
+
+    /// Creates a new, empty [`Layout::Single`] store in `dir` whose commitlog starts on
+    /// `segments` (from [`WarmSegments::create`] or an earlier
+    /// [`close_into_warm_segments`](Self::close_into_warm_segments)) instead of creating and
+    /// warming its first segment: their files move into `dir/commitlog/`, still mapped and
+    /// warm; the first is the current segment, the others wait ready for the roll. So a
+    /// series of short-lived stores (one per measurement) reuses the same warm files. Ours.
+    ///
+    /// The segments must hold zeros where a record could be read (fresh, or given back by
+    /// `close_into_warm_segments`, which zeroes what the log wrote).
+    ///
+    /// # Errors
+    /// [`OpenError::InvalidConfig`] with [`ConfigError::WarmSegmentsUnusable`] if the layout is
+    /// not `Single`, the write mode is `Pooled`, the segment sizes differ from
+    /// `config.segment_size`, or `dir` already holds a commitlog; otherwise as
+    /// [`open`](Self::open). On an error the segments are dropped (their files stay where
+    /// they were moved).
+    ///
+    /// # Examples
+    /// ```
+    /// use abslock_store::{Message, MessageStore, StoreConfig, WarmSegments};
+    /// use lock_api::RawMutex as _;
+    /// let (warm_dir, a, b) = (tempfile::tempdir()?, tempfile::tempdir()?, tempfile::tempdir()?);
+    /// let config = StoreConfig { segment_size: 1 << 20, preallocate: false, ..StoreConfig::default() };
+    /// let warm = WarmSegments::create(warm_dir.path(), 1 << 20, 1)?;
+    /// let store: MessageStore<parking_lot::RawMutex> =
+    ///     MessageStore::open_over_warm_segments(a.path(), config.clone(), || parking_lot::RawMutex::INIT, warm)?;
+    /// store.put_message(&Message::new("orders", b"one".to_vec()))?;
+    /// let warm = store.close_into_warm_segments(warm_dir.path())?;
+    /// let store: MessageStore<parking_lot::RawMutex> =
+    ///     MessageStore::open_over_warm_segments(b.path(), config, || parking_lot::RawMutex::INIT, warm)?;
+    /// assert_eq!(store.put_message(&Message::new("orders", b"two".to_vec()))?.physical_offset, 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn open_over_warm_segments(
+        dir: impl AsRef<Path>,
+        config: StoreConfig,
+        make_lock: impl Fn() -> R + Send + Sync + 'static,
+        segments: WarmSegments,
+    ) -> Result<Self, OpenError> {
+        let dir = dir.as_ref().to_path_buf();
+        config.validate()?;
+        let unusable = |why| Err(OpenError::InvalidConfig(ConfigError::WarmSegmentsUnusable(why)));
+        if !matches!(config.layout, Layout::Single) {
+            return unusable("only a Layout::Single store can start on warm segments");
+        }
+        if matches!(config.write_mode, crate::WriteMode::Pooled { .. }) {
+            return unusable("WriteMode::Pooled writes through buffers the warm segments lack");
+        }
+        if segments.segment_size() != config.segment_size {
+            return unusable("their size differs from config.segment_size");
+        }
+        let fs = FileOps::new(config.fault_injector.clone());
+        fs.create_dir_all(&dir)?;
+        if dir.join("topics").is_dir() {
+            return Err(ConfigError::LayoutMismatch { dir, found: Layout::PerTopic }.into());
+        }
+        let logs = Logs::Single(LogStore::open_over(&dir, &config, make_lock(), segments)?);
+        Ok(Self::assemble(dir, config, logs))
+    }
+
+    fn assemble(dir: PathBuf, config: StoreConfig, logs: Logs<R>) -> Self {
         let mut recovery = RecoveryReport::default();
         match &logs {
             Logs::Single(l) => recovery.logs.push(l.recovery_report().clone()),
@@ -167,7 +232,7 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
                 recovery.logs = all.to_vec().iter().map(|l| l.recovery_report().clone()).collect();
             }
         }
-        Ok(Self { dir, config, logs, recovery })
+        Self { dir, config, logs, recovery }
     }
 
     /// What recovery did at [`open`](Self::open): per log, whether it crashed, the durable
@@ -536,6 +601,26 @@ impl<R: RawMutex + Send + Sync + 'static> MessageStore<R> {
                     }
                 }
                 first_err.map_or(Ok(()), Err)
+            }
+        }
+    }
+
+    /// Closes the store cleanly, as [`close`](Self::close), then takes its commitlog's
+    /// segments out for the next [`open_over_warm_segments`](Self::open_over_warm_segments):
+    /// the bytes the log wrote are zeroed through the mapping (not synced), and the files move
+    /// into `dir` (an existing directory on the same file system), still mapped and warm.
+    /// `Layout::Single` only. The store's directory keeps its consume queues and checkpoint
+    /// but no log: remove it. Ours.
+    ///
+    /// # Errors
+    /// As [`close`](Self::close); [`CloseError::NotRecyclable`] for a `PerTopic` store (closed
+    /// cleanly first); [`CloseError::Io`] if a file cannot be moved (the segments are dropped).
+    pub fn close_into_warm_segments(self, dir: &Path) -> Result<WarmSegments, CloseError> {
+        match self.logs {
+            Logs::Single(l) => l.close_into_warm(dir),
+            logs @ Logs::PerTopic { .. } => {
+                Self { logs, ..self }.close()?;
+                Err(CloseError::NotRecyclable("a Layout::PerTopic store has one log per topic"))
             }
         }
     }

@@ -74,6 +74,16 @@ impl WarmSegments {
         Ok(())
     }
 
+    /// The directory, size and segments (for a store to adopt).
+    pub(crate) fn into_parts(self) -> (PathBuf, u64, Vec<Segment>) {
+        (self.dir, self.segment_size, self.segments)
+    }
+
+    /// Segments contiguous from offset 0, of `segment_size` bytes, whose files are in `dir`.
+    pub(crate) fn from_parts(dir: PathBuf, segment_size: u64, segments: Vec<Segment>) -> Self {
+        WarmSegments { fs: FileOps::default(), dir, segment_size, segments }
+    }
+
     /// Bytes per segment.
     pub fn segment_size(&self) -> u64 {
         self.segment_size

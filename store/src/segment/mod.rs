@@ -206,6 +206,23 @@ impl Segment {
         fs.sync_map(&self.map, &self.path, rel, len)
     }
 
+    /// Moves the segment's file into `dir` under its own name (the mapping and descriptor
+    /// stay valid: a rename does not touch the data).
+    pub(crate) fn relocate(&mut self, fs: &FileOps, dir: &Path) -> FsResult<()> {
+        let to = dir.join(file_name(self.start));
+        fs.rename(&self.path, &to)?;
+        self.path = to;
+        Ok(())
+    }
+
+    /// Zeroes `[0, len)` through the mapping (no sync), for a segment no other thread uses.
+    pub(crate) fn zero_head(&mut self, len: usize) {
+        let len = len.min(self.size as usize);
+        // SAFETY: `[0, len)` lies inside the mapping; `&mut self` means no log, reader or
+        // writer holds the segment.
+        unsafe { std::ptr::write_bytes(self.map.as_mut_ptr(), 0, len) }
+    }
+
     /// Zeroes `[rel, size)` in the mapping (skipping pages already zero) and syncs it, so no
     /// stale record past a recovered write position can ever be replayed.
     pub(crate) fn zero_tail(&self, fs: &FileOps, rel: usize) -> FsResult<()> {
