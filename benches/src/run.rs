@@ -17,6 +17,7 @@ use crate::registry::{self, Targets};
 use crate::results::{self, CellKey, CellResult, RoundRow, Status};
 use crate::strategy::Strategy;
 use crate::window::WindowSpec;
+use abslock_store::Layout;
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -44,14 +45,17 @@ pub struct Plan {
     pub quiet: bool,
 }
 
-/// Set-up cost of one window, beyond warm-up and span, for the time estimate: thread start
-/// and log hand-over (lock-bound), or opening a store and warming its segment (store: about
-/// 4 ms per MiB, and a default window's segment is 20-80 MiB); measured on the reference
-/// machine (ours).
-pub fn window_overhead(target: Target, segment_mib: u64) -> Duration {
-    match target {
-        Target::LockBound => Duration::from_millis(5),
-        Target::Store => Duration::from_millis(10) + Duration::from_micros(4_000 * segment_mib.min(40)),
+/// Set-up cost of one window of `cell`, beyond warm-up and span, for the time estimate:
+/// thread start and log hand-over (lock-bound: 3 ms measured); opening and closing a store
+/// on the reused warm segment and zeroing what the window wrote (store, `Layout::Single`:
+/// 16 ms measured); or creating, warming, unmapping and unlinking fresh segments (store,
+/// `Layout::PerTopic`: about 1.2 ms per MiB, sized to the cell's rate, at most 4 x
+/// `segment_mib`). Measured on the reference machine (ours), rounded up.
+pub fn window_overhead(cell: &Cell, segment_mib: u64) -> Duration {
+    match (cell.target, cell.layout) {
+        (Target::LockBound, _) => Duration::from_millis(5),
+        (Target::Store, Layout::Single) => Duration::from_millis(18),
+        (Target::Store, _) => Duration::from_millis(10) + Duration::from_micros(1_200 * 4 * segment_mib),
     }
 }
 
@@ -68,10 +72,8 @@ impl Plan {
     pub fn estimate(&self, segment_mib: u64) -> Duration {
         self.grids
             .iter()
-            .map(|g| {
-                let n = (g.cells().len() * g.strategies.len()) as u32 * self.rounds;
-                (self.warmup + self.measure + window_overhead(g.target, segment_mib)) * n
-            })
+            .flat_map(|g| g.cells().into_iter().map(move |c| (c, g.strategies.len() as u32)))
+            .map(|(c, n)| (self.warmup + self.measure + window_overhead(&c, segment_mib)) * n * self.rounds)
             .sum()
     }
 }
@@ -309,4 +311,45 @@ fn window(
         }
     }
     row
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use abslock_store::FlushMode;
+
+    fn plan(target: Target, layouts: Vec<Layout>) -> Plan {
+        Plan {
+            grids: vec![TargetGrid {
+                target,
+                strategies: vec![Strategy::Abs, Strategy::ParkingLot],
+                threads: vec![1, 4],
+                sizes: vec![128],
+                layouts,
+                topics: vec![1],
+                flushes: vec![FlushMode::ASYNC],
+            }],
+            rounds: 10,
+            warmup: Duration::from_millis(5),
+            measure: Duration::from_millis(30),
+            pin: None,
+            outside_ns: 0,
+            margin: 0.04,
+            seed: 1,
+            quiet: true,
+        }
+    }
+
+    #[test]
+    fn the_estimate_counts_every_window_with_its_set_up() {
+        // 2 cells x 2 strategies x 10 rounds = 40 windows of 35 ms plus set-up.
+        let lb = plan(Target::LockBound, vec![Layout::Single]);
+        assert_eq!(lb.windows(), 40);
+        assert_eq!(lb.estimate(32), Duration::from_millis(40 * (35 + 5)));
+        let single = plan(Target::Store, vec![Layout::Single]).estimate(32);
+        assert_eq!(single, Duration::from_millis(40 * (35 + 18)), "reused warm segment");
+        let both = plan(Target::Store, vec![Layout::Single, Layout::PerTopic]).estimate(32);
+        // Per-topic windows create 4 x 32 MiB at 1.2 ms/MiB each.
+        assert_eq!(both - single, Duration::from_micros(40 * (35_000 + 10_000 + 1_200 * 128)));
+    }
 }

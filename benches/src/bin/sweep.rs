@@ -74,7 +74,7 @@ struct RunArgs {
     /// Store target flush modes: async and/or sync (group commit) [default: async].
     #[arg(long, value_delimiter = ',', value_parser = parse_flush)]
     flush: Vec<FlushMode>,
-    /// Rounds per cell, 2-1000; verdicts need at least 6 (below, every verdict is a tie) [default: 15, smoke 3].
+    /// Rounds per cell, 2-1000; verdicts need at least 6 (below, every verdict is a tie) [default: 25, smoke 3].
     #[arg(long, value_parser = clap::value_parser!(u32).range(2..=1000))]
     rounds: Option<u32>,
     /// Longest timed span per window, ms, 1-60000 [default: 30, smoke 10].
@@ -89,8 +89,9 @@ struct RunArgs {
     /// Equivalence margin of the verdicts, percent, 0-50: a verdict needs the 95% interval outside 1 ± margin.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(0..=50))]
     tie_margin_pct: u8,
-    /// Commitlog segment size, MiB, 1-4096: lock-bound warms 16 per run; the store target warms one per window,
-    /// sized to the cell's rate, of at most 4x this (per-topic: divided among topics) [default: 32, smoke 8].
+    /// Commitlog segment size, MiB, 1-4096: lock-bound warms 16 per run; the store target warms one of 4x this per run
+    /// and starts every single-layout window on it (per-topic: fresh segments per window, sized to the cell's rate, at
+    /// most 4x this divided among topics) [default: 32, smoke 8].
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
     segment_mib: Option<u64>,
     /// Existing directory for the run's stores [default: /dev/shm when it exists (tmpfs: flush costs are not
@@ -309,7 +310,10 @@ fn run_sweep(a: &RunArgs) -> Result<ExitCode, Fatal> {
     let topics_max = grids.iter().flat_map(|g| g.topics.iter().copied()).max().unwrap_or(1) as u64;
     let need = if has(Target::LockBound) { WARM_SEGMENTS as u64 * segment } else { 0 }
         + if has(Target::Store) {
-            (STORE_SEGMENTS_MAX * segment).max(topics_max << 20) + (64 << 20)
+            let per_topic = grids.iter().any(|g| g.layouts.contains(&Layout::PerTopic));
+            STORE_SEGMENTS_MAX * segment
+                + if per_topic { (STORE_SEGMENTS_MAX * segment).max(topics_max << 20) } else { 0 }
+                + (64 << 20)
         } else {
             0
         };
@@ -362,7 +366,7 @@ fn run_sweep(a: &RunArgs) -> Result<ExitCode, Fatal> {
         })?;
     }
 
-    let rounds = a.rounds.unwrap_or(if a.smoke { 3 } else { 15 });
+    let rounds = a.rounds.unwrap_or(if a.smoke { 3 } else { 25 });
     let plan = Plan {
         grids,
         rounds,
@@ -441,7 +445,7 @@ fn run_sweep(a: &RunArgs) -> Result<ExitCode, Fatal> {
         notes: vec![
             format!(
                 "Stores under {} ({}); segments of {segment_mib} MiB; lock-bound: {WARM_SEGMENTS} warm segments reused \
-                 by every window, outside work {} ns per put; store: one warm segment per window (sized to the cell's rate, at most {} MiB), no roll inside it",
+                 by every window, outside work {} ns per put; store: every single-layout window starts a new store on the same warm {} MiB segment (zeroed between windows; per-topic: fresh segments per window sized to the cell's rate), no roll inside a window",
                 store_parent.display(),
                 if store_parent.starts_with("/dev/shm") {
                     "tmpfs: msync is free, flush cost not measured"
