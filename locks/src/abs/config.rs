@@ -42,7 +42,7 @@ pub struct AbsConfig {
     /// Waiters that may spin or yield at once; a newcomer that finds this many parks at once (an entry
     /// cap on the threads circulating over the lock, after Dice, "Malthusian Locks", EuroSys 2017). `0`:
     /// the number of cores. `u32::MAX`: no cap, the calibrated default and RocketMQ's: the cap cost
-    /// 1.4-2.9x at a 0 ns critical section over 4-16 threads (a futex wait and wake per culled newcomer;
+    /// 1.2-2.7x at a 0 ns critical section over 4-16 threads (a futex wait and wake per culled newcomer;
     /// `docs/abs.md`), while the wake rule already keeps the sleepers asleep. Ours.
     pub max_active: u32,
     /// Starvation bound, in microseconds: at most once per this period, a holder releasing over sleepers

@@ -47,8 +47,7 @@ const POLICY_K: u32 = POLICY_SET - 1;
 
 /// Longest single pause burst of the exponential back-off, in pause hints (parking_lot's `SpinWait`
 /// stops at 2^3): a holder that re-acquires at once leaves the word free only for nanoseconds, and a
-/// waiter reading it every 64 pauses (crossbeam's cap) missed those windows: 1.2-2x slower than with
-/// 8 over 4-16 threads at critical sections of 0-100 ns (`docs/abs.md`).
+/// waiter reading it only every 64 pauses (crossbeam's cap) misses most of those windows.
 const MAX_BURST: u32 = 8;
 
 /// The adaptive backoff-spin (ABS) lock.
