@@ -34,8 +34,8 @@ impl MeasuredCosts {
     /// and other load only ever add time to a sample, so a low quantile tracks the undisturbed cost and
     /// moves little from run to run. The hand-off is timed between two threads pinned to one core (when
     /// the OS allows it), so it is a futex wake plus a context switch, and not the time another core
-    /// takes to leave its idle state, which depends on what the machine is doing (2.2 us with the
-    /// other core busy, 20.7 us with it idle, on the project's machine, unpinned); of the round trips
+    /// takes to leave its idle state, which depends on what the machine is doing (`docs/abs.md`,
+    /// "Calibration"); of the round trips
     /// in which the peer really slept, the 2nd percentile.
     #[cfg(not(abslock_loom))]
     pub fn measure() -> MeasuredCosts {
