@@ -97,12 +97,10 @@ pub(crate) enum Parked {
 /// What [`ParkQueue::unpark_first`] saw, passed to its callback under the queue lock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Unparking {
-    /// The park token of the thread being woken, if one matched.
-    pub(crate) woken: Option<usize>,
+    /// Whether a thread was parked and is being woken.
+    pub(crate) woken: bool,
     /// Whether other threads stay parked on this queue.
     pub(crate) more: bool,
-    /// Whether another parked thread also matched.
-    pub(crate) more_matching: bool,
 }
 
 /// The threads parked on one lock. Zero-sized with std: the queue lives in `parking_lot_core`'s table
@@ -169,35 +167,14 @@ impl ParkQueue {
         }
     }
 
-    /// Wakes the longest-parked thread whose park token satisfies `pick`, if any; `callback` runs under
-    /// the queue lock, sees who is woken and returns the token that thread receives.
+    /// Wakes the longest-parked thread, if any; `callback` runs under the queue lock, sees who is woken
+    /// and returns the token that thread receives.
     #[cfg(not(abslock_loom))]
-    pub(crate) fn unpark_first(
-        &self,
-        key: usize,
-        pick: impl Fn(usize) -> bool,
-        callback: impl FnOnce(Unparking) -> usize,
-    ) {
-        let (woken, more_matching) = (core::cell::Cell::new(None), core::cell::Cell::new(false));
-        let filter = |t: parking_lot_core::ParkToken| {
-            if !pick(t.0) {
-                parking_lot_core::FilterOp::Skip
-            } else if woken.get().is_none() {
-                woken.set(Some(t.0));
-                parking_lot_core::FilterOp::Unpark
-            } else {
-                more_matching.set(true);
-                parking_lot_core::FilterOp::Stop
-            }
-        };
-        // SAFETY: as in `park`; the filter and the callback only touch atomics and locals.
+    pub(crate) fn unpark_first(&self, key: usize, callback: impl FnOnce(Unparking) -> usize) {
+        // SAFETY: as in `park`; the callback only touches atomics and locals.
         unsafe {
-            parking_lot_core::unpark_filter(key, filter, |r| {
-                let seen = Unparking {
-                    woken: woken.get(),
-                    more: r.have_more_threads,
-                    more_matching: more_matching.get(),
-                };
+            parking_lot_core::unpark_one(key, |r| {
+                let seen = Unparking { woken: r.unparked_threads != 0, more: r.have_more_threads };
                 parking_lot_core::UnparkToken(callback(seen))
             });
         }
@@ -236,21 +213,11 @@ impl ParkQueue {
 
     /// Loom emulation of [`unpark_first`](Self::unpark_first).
     #[cfg(abslock_loom)]
-    pub(crate) fn unpark_first(
-        &self,
-        key: usize,
-        pick: impl Fn(usize) -> bool,
-        callback: impl FnOnce(Unparking) -> usize,
-    ) {
+    pub(crate) fn unpark_first(&self, key: usize, callback: impl FnOnce(Unparking) -> usize) {
         let _ = key;
         let mut q = self.queue.lock().unwrap();
-        let chosen = q.parked.iter().position(|&(_, t)| pick(t));
-        let head = chosen.and_then(|i| q.parked.remove(i));
-        let info = Unparking {
-            woken: head.map(|(_, t)| t),
-            more: !q.parked.is_empty(),
-            more_matching: q.parked.iter().any(|&(_, t)| pick(t)),
-        };
+        let head = q.parked.pop_front();
+        let info = Unparking { woken: head.is_some(), more: !q.parked.is_empty() };
         let token = callback(info);
         if let Some((id, _)) = head {
             q.woken.push((id, token));

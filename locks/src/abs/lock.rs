@@ -261,7 +261,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
             // Sleepers, but a waiter is awake to take over: release without waking, still inline.
             let wakes_nobody = seen & AWAKE != 0;
             if !(wakes_nobody && self.cas_release(seen, seen & !LOCKED)) {
-                self.unlock_slow(false);
+                self.unlock_slow();
             }
         }
     }
@@ -272,7 +272,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// The caller holds the lock.
     pub(crate) unsafe fn raw_unlock_fair(&self) {
         if !self.cas_release(LOCKED, 0) {
-            self.unlock_slow(true);
+            self.hand_off();
         }
     }
 
@@ -576,15 +576,12 @@ impl<P: AbsProfile> RawAbsLock<P> {
         true
     }
 
-    /// Unlock with threads parked. `fair`: hand the lock to the oldest parked thread.
+    /// Unlock with threads parked and nobody awake to take over (or the word changed under the inline
+    /// release).
     #[cold]
-    fn unlock_slow(&self, fair: bool) {
+    fn unlock_slow(&self) {
         let mut state = self.hot.state.load(Ordering::Relaxed);
         loop {
-            if fair {
-                self.hand_off();
-                return;
-            }
             // Concurrency restriction: while a waiter is awake (`AWAKE`), it takes the lock and the
             // sleepers stay asleep, so the unlocker pays no wake-up. Otherwise wake one, and set `AWAKE`
             // for it in the releasing CAS so later unlocks do not wake more before it runs.
@@ -605,56 +602,44 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// Released, with `AWAKE` set on the woken thread's behalf: wakes the oldest parked thread to race
     /// for the lock. If the queue turned out empty, nobody owns `AWAKE`, so it is cleared here.
     fn wake_one(&self) {
-        self.hot.queue.unpark_first(
-            self.key(),
-            |_| true,
-            |u| {
-                let mut clear = 0;
-                if u.woken.is_none() {
-                    clear |= AWAKE;
-                }
-                if !u.more {
-                    clear |= PARKED;
-                }
-                if clear != 0 {
-                    self.hot.state.fetch_and(!clear, Ordering::Relaxed);
-                }
-                TOKEN_RETRY
-            },
-        );
+        self.hot.queue.unpark_first(self.key(), |u| {
+            let mut clear = 0;
+            if !u.woken {
+                clear |= AWAKE;
+            }
+            if !u.more {
+                clear |= PARKED;
+            }
+            if clear != 0 {
+                self.hot.state.fetch_and(!clear, Ordering::Relaxed);
+            }
+            TOKEN_RETRY
+        });
     }
 
     /// Still held: passes the lock to the oldest parked thread without freeing it, so no newcomer can
     /// barge in between. If the queue turned out empty, frees the lock instead (under the queue lock, so
     /// no thread can park in between).
     fn hand_off(&self) {
-        self.hot.queue.unpark_first(
-            self.key(),
-            |_| true,
-            |u| {
-                // Waiters may set `AWAKE` or `PARKED` concurrently, so the word is updated by CAS; an
-                // awake waiter's `AWAKE` is kept (it will clear it).
-                let mut state = self.hot.state.load(Ordering::Relaxed);
-                loop {
-                    let awake = state & AWAKE;
-                    let next = match u.woken {
-                        Some(_) if u.more => LOCKED | PARKED | awake,
-                        Some(_) => LOCKED | awake,
-                        None => awake,
-                    };
-                    match self.hot.state.compare_exchange_weak(
-                        state,
-                        next,
-                        Ordering::Release,
-                        Ordering::Relaxed,
-                    ) {
-                        Ok(_) => break,
-                        Err(seen) => state = seen,
-                    }
+        self.hot.queue.unpark_first(self.key(), |u| {
+            // Waiters may set `AWAKE` or `PARKED` concurrently, so the word is updated by CAS; an
+            // awake waiter's `AWAKE` is kept (it will clear it).
+            let mut state = self.hot.state.load(Ordering::Relaxed);
+            loop {
+                let awake = state & AWAKE;
+                let next = match (u.woken, u.more) {
+                    (true, true) => LOCKED | PARKED | awake,
+                    (true, false) => LOCKED | awake,
+                    (false, _) => awake,
+                };
+                match self.hot.state.compare_exchange_weak(state, next, Ordering::Release, Ordering::Relaxed)
+                {
+                    Ok(_) => break,
+                    Err(seen) => state = seen,
                 }
-                if u.woken.is_some() { TOKEN_HANDOFF } else { TOKEN_RETRY }
-            },
-        );
+            }
+            if u.woken { TOKEN_HANDOFF } else { TOKEN_RETRY }
+        });
     }
 
     /// Holder-only: whether this release over sleepers is due to hand the lock to the oldest one (the
