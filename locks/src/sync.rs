@@ -12,9 +12,9 @@
 //! would sleep, which explores the time-out path.
 
 #[cfg(abslock_loom)]
-pub(crate) use loom::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
+pub(crate) use loom::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 #[cfg(not(abslock_loom))]
-pub(crate) use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
+pub(crate) use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 /// Not modelled by loom: used only for the optional decision trace, which loom models never enable.
 pub(crate) use std::sync::{Mutex as TraceMutex, OnceLock};

@@ -30,8 +30,13 @@ pub struct AbsConfig {
     pub return_percent: u32,
     /// In spin mode, yields a waiter makes before it parks anyway (`u32::MAX`: never, as RocketMQ).
     pub max_yields: u32,
-    /// In park mode, spins a waiter makes before it parks.
+    /// In park mode, spins a waiter makes before it parks (and again after each of its `park_yields`).
     pub park_spins: u32,
+    /// In park mode, yields a waiter makes before it parks (RocketMQ: 0, its park mode is a plain mutex).
+    /// A waiter inside `sched_yield` leaves the holder's cache line alone, while one that parks costs the
+    /// holder a futex wake (~2 us) at its next release; calibrated: `max_yields`, which took a 100 ns
+    /// critical section over 2 threads from 1.45x `parking_lot`'s time to 1.00 (`docs/abs.md`). Ours.
+    pub park_yields: u32,
     /// Acquisitions per adaptation window (a multiple of
     /// [`AbsProfile::CHECK_INTERVAL`](crate::AbsProfile::CHECK_INTERVAL) in effect).
     pub window: u32,
@@ -109,6 +114,7 @@ impl AbsConfig {
         return_percent: 80,
         max_yields: u32::MAX,
         park_spins: 0,
+        park_yields: 0,
         window: DEFAULT_WINDOW,
         max_spinners: u32::MAX,
         max_active: u32::MAX,
@@ -158,7 +164,8 @@ impl AbsConfig {
     ///
     /// - spin about one yield's cost before yielding: `k_min = yield_ns / spin_ns`;
     /// - spin at most what blocking costs before giving up on spinning: `k_max = 2 handoff_ns / spin_ns`;
-    /// - yield about what blocking costs before parking: `max_yields = 2 handoff_ns / yield_ns`.
+    /// - yield about what blocking costs before parking: `max_yields = 2 handoff_ns / yield_ns`, in park
+    ///   mode too (`park_yields`; park mode only drops the long spin).
     ///
     /// Costs that are not finite or not positive are replaced by [`MeasuredCosts::REFERENCE`]'s, and
     /// every result is clamped, so the bounds are ordered (`1 <= k_min <= k_init <= k_max <=
@@ -182,6 +189,7 @@ impl AbsConfig {
             return_percent: Self::ROCKETMQ.return_percent,
             max_yields,
             park_spins: k_min,
+            park_yields: max_yields,
             window: DEFAULT_WINDOW,
             max_spinners: 0,
             max_active: u32::MAX,

@@ -1,4 +1,4 @@
-//! [`RawAbsLock`]: the adaptive backoff-spin lock: one lock byte, a parking queue, and a policy.
+//! [`RawAbsLock`]: the adaptive backoff-spin lock: one lock word, a parking queue, and a policy.
 
 use core::marker::PhantomData;
 
@@ -8,17 +8,17 @@ use super::profile::{AbsProfile, Calibrated};
 use super::stats::{AbsStats, Mode, TracePoint};
 use crate::holder_counter::HolderCounter;
 use crate::sync::{
-    AtomicU8, AtomicU32, AtomicU64, Deadline, OnceLock, Ordering, ParkQueue, Parked, TraceMutex,
-    loom_const_fn, now_us, spin_loop, yield_now,
+    AtomicU32, AtomicU64, Deadline, OnceLock, Ordering, ParkQueue, Parked, TraceMutex, loom_const_fn, now_us,
+    spin_loop, yield_now,
 };
 
 /// Lock word bit: held.
-const LOCKED: u8 = 1;
+const LOCKED: u32 = 1;
 /// Lock word bit: a thread may be parked; the unlocker must look at the queue.
-const PARKED: u8 = 2;
+const PARKED: u32 = 2;
 /// Lock word bit: a waiter is awake (spinning, yielding, or just woken) and will take the lock or clear
 /// this bit before it sleeps, so an unlock need not wake a sleeper (Go's `mutexWoken`).
-const AWAKE: u8 = 8;
+const AWAKE: u32 = 8;
 
 /// Unpark token: the lock is free again; race for it.
 const TOKEN_RETRY: usize = 0;
@@ -28,8 +28,10 @@ const TOKEN_HANDOFF: usize = 1;
 const TOKEN_WAITING: usize = 0;
 
 /// A holder releasing over sleepers reads the clock for the starvation bound only on every this many
-/// acquisitions, so the check costs a clock read per 8 contended releases, not one per release.
-const FAIR_CHECK_EVERY: u64 = 8;
+/// acquisitions. Under oversubscription sleepers are present at almost every release, and a clock read
+/// (tens of ns in a VM) every 8 releases added ~3 ns to a ~7 ns acquisition; every 256 it is noise, and
+/// the bound overshoots by at most 256 acquisitions.
+const FAIR_CHECK_EVERY: u64 = 256;
 
 /// Waiter register: one unit per thread in the slow path.
 const WAITER: u32 = 1 << 16;
@@ -54,11 +56,16 @@ const MAX_BURST: u32 = 8;
 ///
 /// | lock word (bits) | meaning | who may take it |
 /// |---|---|---|
-/// | `0` | free | anyone: the fast path is one CAS `0 -> LOCKED` |
-/// | `LOCKED` | held, nobody parked | the holder unlocks with one CAS `LOCKED -> 0` |
-/// | `PARKED` | free, threads parked | a waiter's CAS; the unlocker already woke one |
-/// | `LOCKED\|PARKED` | held, threads parked | unlock wakes the oldest parked thread, then races; once per starvation bound it hands the lock to it (never free) |
-/// | `+ AWAKE` (with `PARKED`) | a waiter is awake and will take the lock | unlock wakes nobody |
+/// | `0` | free | anyone: the fast path is one `lock bts` setting `LOCKED` |
+/// | `LOCKED` | held, nobody parked | the holder releases with one `lock xadd` clearing `LOCKED` |
+/// | `PARKED` | free, threads parked | anyone, with the same single `lock bts` |
+/// | `LOCKED\|PARKED` | held, threads parked | the release wakes the oldest parked thread after freeing the lock; once per starvation bound it hands the lock to it instead (never free) |
+/// | `+ AWAKE` (with `PARKED`) | a waiter is awake and will take the lock | the release wakes nobody |
+///
+/// Acquire and release each cost the holder one RMW whatever `PARKED` and `AWAKE` say: under
+/// oversubscription sleepers are present at almost every release (the restriction keeps them asleep),
+/// and an earlier design that needed a CAS on the exact word paid two failed-then-retried CASes per
+/// acquisition there (`docs/abs.md`, "Why the earlier lock lost").
 ///
 /// Waiters wait in three stages, each bounded: **spin** (read the word, pause 1, 2, 4, 8, 8 ... times,
 /// until k pauses are spent; only while the waiters spinning or yielding leave a core free, as Go's
@@ -76,13 +83,13 @@ const MAX_BURST: u32 = 8;
 ///
 /// # Layout (`size_of` = 256 bytes, align 64)
 /// Four 64-byte lines, one per access pattern, so no counter write or waiter RMW touches the lock
-/// word's line: (1) the lock byte and the policy word (the policy changes once per window at most);
+/// word's line: (1) the lock word and the policy word (the policy changes once per window at most);
 /// (2, 3) counters written only by the holder with plain stores; (4) the waiter register (two RMWs per
 /// contended acquisition), the rare RMW counters and the trace pointer. A waiter keeps its tally in
 /// registers and adds it once, when it holds the lock.
 ///
 /// Source: RocketMQ 5.3.2 `org.apache.rocketmq.store.lock.AdaptiveBackOffSpinLockImpl` (the adaptation
-/// rule), parking_lot's `RawMutex` (lock byte, parking, fair unlock), Go's `sync.Mutex` (canSpin,
+/// rule), parking_lot's `RawMutex` (lock word, parking, fair unlock), Go's `sync.Mutex` (canSpin,
 /// starvation mode), Dice, "Malthusian Locks" (EuroSys 2017; concurrency restriction). `docs/abs.md`
 /// gives the full argument; `loom-tests/` checks it.
 ///
@@ -109,7 +116,7 @@ pub struct RawAbsLock<P: AbsProfile = Calibrated> {
 /// Line 1: what every acquisition and every waiter reads.
 #[repr(C, align(64))]
 struct Hot {
-    state: AtomicU8,
+    state: AtomicU32,
     policy: AtomicU32,
     queue: ParkQueue,
 }
@@ -164,7 +171,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
         /// A free lock in spin mode; k comes from `P`'s config on first use.
         pub fn new() -> Self {
             RawAbsLock {
-                hot: Hot { state: AtomicU8::new(0), policy: AtomicU32::new(0), queue: ParkQueue::new() },
+                hot: Hot { state: AtomicU32::new(0), policy: AtomicU32::new(0), queue: ParkQueue::new() },
                 counters: Counters {
                     acquisitions: HolderCounter::new(),
                     contended: HolderCounter::new(),
@@ -246,23 +253,24 @@ impl<P: AbsProfile> RawAbsLock<P> {
         }
     }
 
-    /// Releases the lock: one CAS when nobody is parked; otherwise wakes one thread unless a waiter is
-    /// awake, or, once per starvation bound, hands the lock to the oldest sleeper.
+    /// Releases the lock: one `lock xadd` clearing `LOCKED` whatever else the word holds; then, if
+    /// threads are parked and no waiter is awake, wakes the oldest. Once per starvation bound it hands the
+    /// lock to the oldest sleeper instead of releasing it.
     ///
     /// # Safety
     /// The caller holds the lock.
     #[inline]
     pub(crate) unsafe fn raw_unlock(&self) {
-        if let Err(seen) = self.hot.state.compare_exchange(LOCKED, 0, Ordering::Release, Ordering::Relaxed) {
-            if seen & PARKED != 0 && self.fairness_due() {
-                self.hand_off();
-                return;
-            }
-            // Sleepers, but a waiter is awake to take over: release without waking, still inline.
-            let wakes_nobody = seen & AWAKE != 0;
-            if !(wakes_nobody && self.cas_release(seen, seen & !LOCKED)) {
-                self.unlock_slow();
-            }
+        // The holder's own line: this load costs nothing, and it is the only place the release looks at
+        // the other bits before the one RMW that frees the lock.
+        if self.hot.state.load(Ordering::Relaxed) & PARKED != 0 && self.fairness_due() {
+            self.hand_off();
+            return;
+        }
+        // Only the holder clears `LOCKED`, and it is set, so subtracting it clears exactly that bit.
+        let before = self.hot.state.fetch_sub(LOCKED, Ordering::Release);
+        if before & (PARKED | AWAKE) == PARKED {
+            self.wake_after_release();
         }
     }
 
@@ -363,29 +371,22 @@ impl<P: AbsProfile> RawAbsLock<P> {
         }
     }
 
-    /// The parking key: the lock byte's address, which nothing else parks on.
+    /// The parking key: the lock word's address, which nothing else parks on.
     #[inline]
     fn key(&self) -> usize {
         core::ptr::from_ref(&self.hot.state).addr()
     }
 
-    /// The fast path's CAS `0 -> LOCKED`; if the word is free but has other bits (sleepers), one more
-    /// CAS keeping them, still inline.
+    /// The fast path: one `lock bts` setting `LOCKED` whatever else the word holds (`PARKED`, `AWAKE`),
+    /// so a holder pays the same single RMW with sleepers as without. On a held lock the bit was already
+    /// set and nothing changes.
     #[inline]
     fn cas_from_free(&self) -> bool {
-        match self.hot.state.compare_exchange(0, LOCKED, Ordering::Acquire, Ordering::Relaxed) {
-            Ok(_) => true,
-            Err(seen) => seen & LOCKED == 0 && self.cas(seen, seen | LOCKED),
-        }
+        self.hot.state.fetch_or(LOCKED, Ordering::Acquire) & LOCKED == 0
     }
 
     #[inline]
-    fn cas(&self, from: u8, to: u8) -> bool {
-        self.hot.state.compare_exchange(from, to, Ordering::Acquire, Ordering::Relaxed).is_ok()
-    }
-
-    #[inline]
-    fn cas_release(&self, from: u8, to: u8) -> bool {
+    fn cas_release(&self, from: u32, to: u32) -> bool {
         self.hot.state.compare_exchange(from, to, Ordering::Release, Ordering::Relaxed).is_ok()
     }
 
@@ -438,7 +439,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 Mode::Spin if active_before >= limits.max_active => (0, 0),
                 Mode::Spin if active_before >= limits.max_spinners => (0, cfg.max_yields),
                 Mode::Spin => (k, cfg.max_yields),
-                Mode::Park => (cfg.park_spins, 0),
+                Mode::Park => (cfg.park_spins, cfg.park_yields),
             };
             let mut state = self.hot.state.load(Ordering::Relaxed);
             let (mut spun, mut burst, mut yielded) = (0_u32, 1_u32, 0_u32);
@@ -576,27 +577,28 @@ impl<P: AbsProfile> RawAbsLock<P> {
         true
     }
 
-    /// Unlock with threads parked and nobody awake to take over (or the word changed under the inline
-    /// release).
+    /// Released over sleepers with nobody awake: sets `AWAKE` for the thread about to be woken (so later
+    /// releases do not wake more before it runs) and wakes the oldest. Concurrency restriction: while a
+    /// waiter is awake it takes the lock and the sleepers stay asleep, so the releaser pays no wake-up.
+    /// If another release or an awake waiter set `AWAKE` first, or the sleepers are gone, it does nothing.
     #[cold]
-    fn unlock_slow(&self) {
+    fn wake_after_release(&self) {
         let mut state = self.hot.state.load(Ordering::Relaxed);
         loop {
-            // Concurrency restriction: while a waiter is awake (`AWAKE`), it takes the lock and the
-            // sleepers stay asleep, so the unlocker pays no wake-up. Otherwise wake one, and set `AWAKE`
-            // for it in the releasing CAS so later unlocks do not wake more before it runs.
-            let wake = state & (PARKED | AWAKE) == PARKED;
-            let next = (state & !LOCKED) | if wake { AWAKE } else { 0 };
-            match self.hot.state.compare_exchange_weak(state, next, Ordering::Release, Ordering::Relaxed) {
-                Ok(_) => {
-                    if wake {
-                        self.wake_one();
-                    }
-                    return;
-                }
+            if state & (PARKED | AWAKE) != PARKED {
+                return;
+            }
+            match self.hot.state.compare_exchange_weak(
+                state,
+                state | AWAKE,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => break,
                 Err(seen) => state = seen,
             }
         }
+        self.wake_one();
     }
 
     /// Released, with `AWAKE` set on the woken thread's behalf: wakes the oldest parked thread to race
