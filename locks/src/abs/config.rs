@@ -244,6 +244,14 @@ mod tests {
     }
 
     #[test]
+    fn park_mode_yields_in_the_calibrated_profile_and_not_in_rocketmqs() {
+        let c = AbsConfig::from_costs(&MeasuredCosts::REFERENCE);
+        assert_eq!((c.park_spins, c.park_yields), (c.k_min, c.max_yields));
+        // Upstream's park mode is its ReentrantLock: no spinning, no yielding.
+        assert_eq!((AbsConfig::ROCKETMQ.park_spins, AbsConfig::ROCKETMQ.park_yields), (0, 0));
+    }
+
+    #[test]
     fn absurd_costs_still_give_ordered_finite_bounds() {
         let odd = [0.0, -1.0, 1e-300, 1e-9, 0.5, 1.0, 25.0, 1e6, 1e300, f64::MAX, f64::INFINITY, f64::NAN];
         for &s in &odd {
