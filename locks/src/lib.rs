@@ -82,8 +82,8 @@ pub type BackoffMutexGuard<'a, T> = lock_api::MutexGuard<'a, RawBackoffLock, T>;
 /// Implements `lock_api::RawMutex` by forwarding to the crate-private guard-free methods.
 macro_rules! impl_raw_mutex {
     ($ty:ty, $init:expr $(, $p:ident)?) => {
-        // SAFETY: `raw_lock`/`raw_try_lock` succeed only by a CAS with Acquire ordering from a free state
-        // (or a hand-off that keeps the lock held), and `raw_unlock` publishes with Release, so at most one guard exists at a time and the critical
+        // SAFETY: `raw_lock`/`raw_try_lock` succeed only by an Acquire RMW that finds the held bit clear
+        // and sets it (a CAS, or ABS's `fetch_or`), or by a hand-off that keeps the lock held, and `raw_unlock` publishes with Release, so at most one guard exists at a time and the critical
         // section's writes are ordered. The guard is stateless: forgetting it leaves the lock held, which
         // is safe; nothing unwinds while the lock is half-taken.
         #[cfg(not(abslock_loom))]

@@ -69,6 +69,20 @@ pub(crate) type Deadline = std::time::Instant;
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Deadline;
 
+/// Whether a timed wait's deadline has passed, for the spin and yield stages (a park checks its own).
+#[cfg(not(abslock_loom))]
+pub(crate) fn deadline_passed(deadline: Deadline) -> bool {
+    std::time::Instant::now() >= deadline
+}
+
+/// Under loom a timed lock gives up only in the park (its deadline is modelled there as already
+/// passed), so the models keep exploring the timed-out park; giving up while spinning or yielding is
+/// tested on real threads (`locks/tests/timed_and_fair.rs`).
+#[cfg(abslock_loom)]
+pub(crate) fn deadline_passed(_: Deadline) -> bool {
+    false
+}
+
 /// Microseconds since a process-wide origin (the first call), for the starvation bound's period.
 #[cfg(not(abslock_loom))]
 pub(crate) fn now_us() -> u64 {

@@ -1,13 +1,15 @@
 //! Starvation bound: one thread re-acquires the lock in a tight loop while 15 others each need 1000
 //! acquisitions, on however many cores there are (2 on the project's machine). All 15 finish, with the
 //! default bound and with a bound of 0 us (every sleeper turns starving at once), and the count is exact.
-//! Whether anyone sleeps here depends on scheduling, so the hand-off itself is checked where it can be
-//! forced: `a_starving_sleeper_is_handed_the_lock` in `locks/src/abs/lock.rs`.
+//! A third run parks every waiter at once (park mode, no spinning or yielding, bound 0 us), so the others
+//! sleep whenever the hog holds the lock, and asserts that the bound handed the lock over; the single
+//! hand-off is also forced deterministically in `a_sleeper_is_handed_the_lock_at_the_bound`
+//! (`locks/src/abs/lock.rs`).
 //!
 //! No timing decides the verdict: the hog runs until the others are done.
 #![cfg(not(abslock_loom))]
 
-use abslock::{AbsConfig, AbsMutexExt, AbsProfile, Calibrated, RawAbsLock};
+use abslock::{AbsConfig, AbsMutexExt, AbsProfile, Calibrated, Mode, RawAbsLock};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 const OTHERS: u64 = 15;
@@ -23,18 +25,32 @@ impl AbsProfile for Impatient {
     }
 }
 
-/// Runs the scenario; returns the lock's statistics.
-fn hog_against_fifteen<P: AbsProfile>() -> abslock::AbsStats {
+/// Bound 0 us, and waiters in park mode sleep at once; no adaptation moves it back to spinning.
+enum ImpatientSleeper {}
+
+impl AbsProfile for ImpatientSleeper {
+    fn config() -> &'static AbsConfig {
+        static C: std::sync::OnceLock<AbsConfig> = std::sync::OnceLock::new();
+        C.get_or_init(|| AbsConfig {
+            starve_after_us: 0,
+            park_spins: 0,
+            park_yields: 0,
+            window: u32::MAX,
+            ..*AbsConfig::calibrated()
+        })
+    }
+}
+
+/// Runs the scenario in `mode`; returns the lock's statistics. With `first_sleeper`, the test thread
+/// holds the lock at the start until one of the others is asleep on it, so at least one release happens
+/// over a sleeper whatever the scheduler does.
+fn hog_against_fifteen<P: AbsProfile>(mode: Mode, first_sleeper: bool) -> abslock::AbsStats {
     let m = lock_api::Mutex::<RawAbsLock<P>, u64>::new(0);
+    m.set_mode(mode);
+    let start_guard = first_sleeper.then(|| m.lock());
     let others_done = AtomicBool::new(false);
     let hog_rounds = AtomicU64::new(0);
     std::thread::scope(|s| {
-        s.spawn(|| {
-            while !others_done.load(Ordering::Relaxed) {
-                *m.lock() += 1;
-                hog_rounds.fetch_add(1, Ordering::Relaxed);
-            }
-        });
         let others: Vec<_> = (0..OTHERS)
             .map(|_| {
                 s.spawn(|| {
@@ -44,6 +60,18 @@ fn hog_against_fifteen<P: AbsProfile>() -> abslock::AbsStats {
                 })
             })
             .collect();
+        if let Some(guard) = start_guard {
+            while m.sleepers() == 0 && !others.iter().all(|t| t.is_finished()) {
+                std::thread::yield_now();
+            }
+            drop(guard);
+        }
+        s.spawn(|| {
+            while !others_done.load(Ordering::Relaxed) {
+                *m.lock() += 1;
+                hog_rounds.fetch_add(1, Ordering::Relaxed);
+            }
+        });
         // Stop the hog whatever happened, then judge: a panic fails the test instead of hanging it.
         let joined: Vec<_> = others.into_iter().map(|t| t.join()).collect();
         others_done.store(true, Ordering::Relaxed);
@@ -61,10 +89,16 @@ fn hog_against_fifteen<P: AbsProfile>() -> abslock::AbsStats {
 
 #[test]
 fn fifteen_threads_finish_against_a_tight_loop_hog() {
-    hog_against_fifteen::<Calibrated>();
+    hog_against_fifteen::<Calibrated>(Mode::Spin, false);
 }
 
 #[test]
 fn fifteen_threads_finish_with_a_zero_bound() {
-    hog_against_fifteen::<Impatient>();
+    hog_against_fifteen::<Impatient>(Mode::Spin, false);
+}
+
+#[test]
+fn sleepers_are_handed_the_lock_against_a_tight_loop_hog() {
+    let stats = hog_against_fifteen::<ImpatientSleeper>(Mode::Park, true);
+    assert!(stats.parks > 0 && stats.handoffs > 0, "the bound never acted: {stats:?}");
 }

@@ -121,3 +121,28 @@ fn rocketmq_profile_has_the_same_interface() {
     lock_api::MutexGuard::unlock_fair(m.lock());
     assert_eq!(*m.lock(), 1);
 }
+
+/// RocketMQ's bounds never park in spin mode (unbounded yields), so a timed lock must give up while
+/// spinning and yielding, not only in the park. The lock stays held until the attempt has returned (or,
+/// only if it hangs, for 60 s), so the attempt must fail whatever the clock says.
+#[test]
+fn rocketmq_timed_lock_gives_up_without_parking() {
+    let m = AbsRocketMqMutex::new(0_u32);
+    let guard = m.lock();
+    let got_none = std::thread::scope(|s| {
+        let attempt = s.spawn(|| m.try_lock_for(Duration::from_millis(5)).is_none());
+        let hang_guard = Instant::now() + Duration::from_secs(60);
+        while !attempt.is_finished() && Instant::now() < hang_guard {
+            std::thread::yield_now();
+        }
+        // Released only now: an attempt that ignored its deadline takes the lock here and fails below.
+        drop(guard);
+        attempt.join().unwrap()
+    });
+    assert!(got_none, "try_lock_for returned the lock after its deadline, once it was released");
+    let stats = m.stats();
+    assert_eq!((stats.timeouts, stats.parks), (1, 0), "{stats:?}");
+    assert_eq!(m.sleepers(), 0);
+    *m.lock() += 1;
+    assert_eq!(*m.lock(), 1);
+}

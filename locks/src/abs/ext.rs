@@ -27,8 +27,9 @@ unsafe impl<P: AbsProfile> lock_api::RawMutexFair for RawAbsLock<P> {
     }
 }
 
-// SAFETY: a timed lock succeeds only the way `lock` does (CAS with Acquire, or a hand-off); when it
-// gives up it holds nothing and has undone its waiter registration.
+// SAFETY: a timed lock succeeds only the way `lock` does (an Acquire RMW that finds `LOCKED` clear, or
+// a hand-off); when it gives up, whether spinning, yielding or parked, it holds nothing and has undone
+// its waiter registration and its `AWAKE` claim.
 unsafe impl<P: AbsProfile> lock_api::RawMutexTimed for RawAbsLock<P> {
     type Duration = Duration;
     type Instant = Instant;

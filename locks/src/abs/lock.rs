@@ -8,8 +8,8 @@ use super::profile::{AbsProfile, Calibrated};
 use super::stats::{AbsStats, Mode, TracePoint};
 use crate::holder_counter::HolderCounter;
 use crate::sync::{
-    AtomicU32, AtomicU64, Deadline, OnceLock, Ordering, ParkQueue, Parked, TraceMutex, loom_const_fn, now_us,
-    spin_loop, yield_now,
+    AtomicU32, AtomicU64, Deadline, OnceLock, Ordering, ParkQueue, Parked, TraceMutex, deadline_passed,
+    loom_const_fn, now_us, spin_loop, yield_now,
 };
 
 /// Lock word bit: held.
@@ -201,7 +201,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// Acquires the lock (the body of `lock_api::RawMutex::lock`).
     #[inline]
     pub(crate) fn raw_lock(&self) {
-        if self.cas_from_free() {
+        if self.acquire_fast() {
             self.note_acquisition();
         } else {
             self.lock_slow(None);
@@ -211,7 +211,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// Acquires the lock unless `deadline` passes first while parked; true if acquired.
     #[cfg(not(abslock_loom))]
     pub(crate) fn raw_lock_until(&self, deadline: Deadline) -> bool {
-        if self.cas_from_free() {
+        if self.acquire_fast() {
             self.note_acquisition();
             true
         } else {
@@ -222,7 +222,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// Acquires the lock unless a (modelled) deadline passes while parked; true if acquired.
     #[cfg(abslock_loom)]
     pub(crate) fn raw_lock_timed(&self) -> bool {
-        if self.cas_from_free() {
+        if self.acquire_fast() {
             self.note_acquisition();
             true
         } else {
@@ -253,24 +253,39 @@ impl<P: AbsProfile> RawAbsLock<P> {
         }
     }
 
-    /// Releases the lock: one `lock xadd` clearing `LOCKED` whatever else the word holds; then, if
-    /// threads are parked and no waiter is awake, wakes the oldest. Once per starvation bound it hands the
-    /// lock to the oldest sleeper instead of releasing it.
+    /// Releases the lock: one CAS clearing `LOCKED` and keeping whatever else the word holds; if threads
+    /// are parked and no waiter is awake, the release happens inside the queue's wake-up of the oldest
+    /// sleeper instead. Once per starvation bound it hands the lock to the oldest sleeper.
+    ///
+    /// The word is never touched after the release: a thread that takes the lock next may free the
+    /// memory it lives in as soon as it is released (parking_lot's `RawMutex` allows the same).
     ///
     /// # Safety
     /// The caller holds the lock.
     #[inline]
     pub(crate) unsafe fn raw_unlock(&self) {
-        // The holder's own line: this load costs nothing, and it is the only place the release looks at
-        // the other bits before the one RMW that frees the lock.
-        if self.hot.state.load(Ordering::Relaxed) & PARKED != 0 && self.fairness_due() {
+        // Usually still in this core's cache from the acquire; the CAS below expects what it read, so
+        // with sleepers present the release is still one RMW (it retries only if a waiter changed the
+        // word in between).
+        let mut state = self.hot.state.load(Ordering::Relaxed);
+        if state & PARKED != 0 && self.fairness_due() {
             self.hand_off();
             return;
         }
-        // Only the holder clears `LOCKED`, and it is set, so subtracting it clears exactly that bit.
-        let before = self.hot.state.fetch_sub(LOCKED, Ordering::Release);
-        if before & (PARKED | AWAKE) == PARKED {
-            self.wake_after_release();
+        loop {
+            if state & (PARKED | AWAKE) == PARKED {
+                self.release_and_wake();
+                return;
+            }
+            match self.hot.state.compare_exchange_weak(
+                state,
+                state & !LOCKED,
+                Ordering::Release,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return,
+                Err(seen) => state = seen,
+            }
         }
     }
 
@@ -381,7 +396,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// so a holder pays the same single RMW with sleepers as without. On a held lock the bit was already
     /// set and nothing changes.
     #[inline]
-    fn cas_from_free(&self) -> bool {
+    fn acquire_fast(&self) -> bool {
         self.hot.state.fetch_or(LOCKED, Ordering::Acquire) & LOCKED == 0
     }
 
@@ -433,6 +448,8 @@ impl<P: AbsProfile> RawAbsLock<P> {
         let mut tally = WaitTally::default();
         // Whether this thread set `AWAKE` (or was woken with it set for it) and must clear it.
         let mut awake = false;
+        // A timed lock gave up while spinning or yielding (still counted active), not in the park.
+        let mut spun_out = false;
         let acquired = 'wait: loop {
             let (mode, k) = self.policy_now(cfg);
             let (spin_budget, yield_budget) = match mode {
@@ -489,6 +506,12 @@ impl<P: AbsProfile> RawAbsLock<P> {
                     burst = (burst * 2).min(MAX_BURST);
                     state = self.hot.state.load(Ordering::Relaxed);
                     continue;
+                }
+                if deadline.is_some_and(deadline_passed) {
+                    // A timed lock gives up between spin rounds too: with RocketMQ's bounds a waiter
+                    // never parks (unbounded yields), so the park's own deadline would never be reached.
+                    spun_out = true;
+                    break 'wait false;
                 }
                 if yielded < yield_budget {
                     // k spins ran out: yield, then spin k again (RocketMQ's back-off).
@@ -558,7 +581,11 @@ impl<P: AbsProfile> RawAbsLock<P> {
             }
         };
         if !acquired {
-            self.shared.waiters.fetch_sub(WAITER, Ordering::Relaxed);
+            if awake {
+                self.give_up_awake();
+            }
+            let active = if spun_out { ACTIVE } else { 0 };
+            self.shared.waiters.fetch_sub(WAITER + active, Ordering::Relaxed);
             self.shared.timeouts.fetch_add(1, Ordering::Relaxed);
             return false;
         }
@@ -577,15 +604,53 @@ impl<P: AbsProfile> RawAbsLock<P> {
         true
     }
 
-    /// Released over sleepers with nobody awake: sets `AWAKE` for the thread about to be woken (so later
-    /// releases do not wake more before it runs) and wakes the oldest. Concurrency restriction: while a
-    /// waiter is awake it takes the lock and the sleepers stay asleep, so the releaser pays no wake-up.
-    /// If another release or an awake waiter set `AWAKE` first, or the sleepers are gone, it does nothing.
+    /// Held, over sleepers, with nobody awake: wakes the oldest sleeper and releases the lock in the same
+    /// step, under the queue lock, setting `AWAKE` for the woken thread (so later releases do not wake
+    /// more before it runs; concurrency restriction: while a waiter is awake it takes the lock and the
+    /// sleepers stay asleep, and the releaser pays no wake-up). After the queue's callback nothing here
+    /// touches the lock again. If the queue turned out empty, it only releases (and clears `PARKED`).
     #[cold]
-    fn wake_after_release(&self) {
+    fn release_and_wake(&self) {
+        self.hot.queue.unpark_first(self.key(), |u| {
+            let mut state = self.hot.state.load(Ordering::Relaxed);
+            loop {
+                let mut next = state & !LOCKED;
+                if u.woken {
+                    next |= AWAKE;
+                }
+                if !u.more {
+                    next &= !PARKED;
+                }
+                match self.hot.state.compare_exchange_weak(state, next, Ordering::Release, Ordering::Relaxed)
+                {
+                    Ok(_) => break,
+                    Err(seen) => state = seen,
+                }
+            }
+            TOKEN_RETRY
+        });
+    }
+
+    /// A timed waiter that owns `AWAKE` gives up: it clears the bit, which releases would otherwise trust
+    /// to take the lock. If the lock is held, its release sees `PARKED` without `AWAKE` and wakes a
+    /// sleeper; if it is free with sleepers, nobody else may come, so one is woken here.
+    #[cold]
+    fn give_up_awake(&self) {
         let mut state = self.hot.state.load(Ordering::Relaxed);
         loop {
-            if state & (PARKED | AWAKE) != PARKED {
+            match self.hot.state.compare_exchange_weak(
+                state,
+                state & !AWAKE,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => break,
+                Err(seen) => state = seen,
+            }
+        }
+        state &= !AWAKE;
+        loop {
+            if state & (LOCKED | PARKED | AWAKE) != PARKED {
                 return;
             }
             match self.hot.state.compare_exchange_weak(
@@ -601,8 +666,8 @@ impl<P: AbsProfile> RawAbsLock<P> {
         self.wake_one();
     }
 
-    /// Released, with `AWAKE` set on the woken thread's behalf: wakes the oldest parked thread to race
-    /// for the lock. If the queue turned out empty, nobody owns `AWAKE`, so it is cleared here.
+    /// Not a release: with `AWAKE` set on the woken thread's behalf, wakes the oldest parked thread to
+    /// race for the free lock. If the queue turned out empty, nobody owns `AWAKE`, so it is cleared here.
     fn wake_one(&self) {
         self.hot.queue.unpark_first(self.key(), |u| {
             let mut clear = 0;

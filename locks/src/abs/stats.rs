@@ -5,7 +5,8 @@
 pub enum Mode {
     /// Spin up to k pauses (exponential bursts), then yield up to `max_yields` times, then park.
     Spin,
-    /// Spin `park_spins` pauses, then park on the lock's queue until an unlock wakes us.
+    /// Spin `park_spins` pauses, yield up to `park_yields` times (spinning `park_spins` again after
+    /// each), then park on the lock's queue until an unlock wakes us.
     Park,
 }
 
