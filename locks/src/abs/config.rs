@@ -34,8 +34,9 @@ pub struct AbsConfig {
     pub park_spins: u32,
     /// In park mode, yields a waiter makes before it parks (RocketMQ: 0, its park mode is a plain mutex).
     /// A waiter inside `sched_yield` leaves the holder's cache line alone, while one that parks costs the
-    /// holder a futex wake (~2 us) at its next release; calibrated: `max_yields`, which took a 100 ns
-    /// critical section over 2 threads from 1.45x `parking_lot`'s time to 1.00 (`docs/abs.md`). Ours.
+    /// holder a futex wake (~2 us) at its next release; calibrated: `max_yields` (with the one-RMW holder
+    /// path, a 100 ns critical section over 2 threads went from 1.34x `parking_lot`'s time to 0.99-1.00x;
+    /// `docs/abs.md`, round 3). Ours.
     pub park_yields: u32,
     /// Acquisitions per adaptation window (a multiple of
     /// [`AbsProfile::CHECK_INTERVAL`](crate::AbsProfile::CHECK_INTERVAL) in effect).
@@ -47,7 +48,7 @@ pub struct AbsConfig {
     /// Waiters that may spin or yield at once; a newcomer that finds this many parks at once (an entry
     /// cap on the threads circulating over the lock, after Dice, "Malthusian Locks", EuroSys 2017). `0`:
     /// the number of cores. `u32::MAX`: no cap, the calibrated default and RocketMQ's: the cap cost
-    /// 1.2-2.7x at a 0 ns critical section over 4-16 threads (a futex wait and wake per culled newcomer;
+    /// 1.2-1.8x abs's time at a 0 ns critical section over 4-16 threads (a futex wait and wake per culled newcomer;
     /// `docs/abs.md`), while the wake rule already keeps the sleepers asleep. Ours.
     pub max_active: u32,
     /// Starvation bound, in microseconds: at most once per this period, a holder releasing over sleepers

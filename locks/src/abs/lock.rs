@@ -57,15 +57,16 @@ const MAX_BURST: u32 = 8;
 /// | lock word (bits) | meaning | who may take it |
 /// |---|---|---|
 /// | `0` | free | anyone: the fast path is one `lock bts` setting `LOCKED` |
-/// | `LOCKED` | held, nobody parked | the holder releases with one `lock xadd` clearing `LOCKED` |
+/// | `LOCKED` | held, nobody parked | the holder releases with one CAS clearing `LOCKED` |
 /// | `PARKED` | free, threads parked | anyone, with the same single `lock bts` |
-/// | `LOCKED\|PARKED` | held, threads parked | the release wakes the oldest parked thread after freeing the lock; once per starvation bound it hands the lock to it instead (never free) |
-/// | `+ AWAKE` (with `PARKED`) | a waiter is awake and will take the lock | the release wakes nobody |
+/// | `LOCKED\|PARKED` | held, threads parked | the release wakes the oldest parked thread and frees the lock in one CAS under the queue lock; once per starvation bound it hands the lock to it instead (never free) |
+/// | `+ AWAKE` | a waiter is awake and will take the lock | the release wakes nobody (one CAS) |
 ///
-/// Acquire and release each cost the holder one RMW whatever `PARKED` and `AWAKE` say: under
+/// Acquire and release each cost the holder one RMW whatever `PARKED` and `AWAKE` say (the release's
+/// CAS expects the word it has just read, so it fails only if a waiter changed it in between): under
 /// oversubscription sleepers are present at almost every release (the restriction keeps them asleep),
-/// and an earlier design that needed a CAS on the exact word paid two failed-then-retried CASes per
-/// acquisition there (`docs/abs.md`, "Why the earlier lock lost").
+/// and an earlier design whose CASes expected exactly `0` and exactly `LOCKED` paid a failed CAS and a
+/// retry on both acquire and release there (`docs/abs.md`, "Round 3").
 ///
 /// Waiters wait in three stages, each bounded: **spin** (read the word, pause 1, 2, 4, 8, 8 ... times,
 /// until k pauses are spent; only while the waiters spinning or yielding leave a core free, as Go's
