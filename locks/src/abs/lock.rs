@@ -33,7 +33,8 @@ const TOKEN_WAITING: usize = 0;
 /// the bound overshoots by at most 256 acquisitions.
 const FAIR_CHECK_EVERY: u64 = 256;
 
-/// Waiter register: one unit per thread in the slow path.
+/// Waiter register: one unit per thread in the slow path. The active count below it has 16 bits, so
+/// one lock supports at most 65 535 waiting threads at once (documented on [`RawAbsLock`]).
 const WAITER: u32 = 1 << 16;
 /// Waiter register: one unit per waiter spinning or yielding (not parked).
 const ACTIVE: u32 = 1;
@@ -81,6 +82,9 @@ const MAX_BURST: u32 = 8;
 /// The *mode* and k live in a policy word that only decides how long a waiter spins and yields; the
 /// holder adapts them once per window of acquisitions (RocketMQ's rule, see [`decide`]), and no
 /// acquisition or release depends on them, so [`set_mode`](Self::set_mode) is safe at any moment.
+///
+/// At most 65 535 threads may wait on one lock at the same time (the waiter register packs two 16-bit
+/// counts into one `AtomicU32`); more would corrupt the statistics and the spinning rule, not exclusion.
 ///
 /// # Layout (`size_of` = 256 bytes, align 64)
 /// Four 64-byte lines, one per access pattern, so no counter write or waiter RMW touches the lock
