@@ -89,12 +89,14 @@ fn hog_against_fifteen<P: AbsProfile>(mode: Mode, first_sleeper: bool) -> absloc
 
 #[test]
 fn fifteen_threads_finish_against_a_tight_loop_hog() {
-    hog_against_fifteen::<Calibrated>(Mode::Spin, false);
+    let stats = hog_against_fifteen::<Calibrated>(Mode::Spin, false);
+    assert!(stats.acquisitions >= OTHERS * EACH, "{stats:?}");
 }
 
 #[test]
 fn fifteen_threads_finish_with_a_zero_bound() {
-    hog_against_fifteen::<Impatient>(Mode::Spin, false);
+    let stats = hog_against_fifteen::<Impatient>(Mode::Spin, false);
+    assert!(stats.acquisitions >= OTHERS * EACH, "{stats:?}");
 }
 
 #[test]
