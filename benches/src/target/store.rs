@@ -290,8 +290,10 @@ mod tests {
         };
         let abort = AtomicBool::new(false);
         for _ in 0..2 {
+            // Whether any put lands inside a 5 ms span depends on the scheduler (a loaded CI machine once
+            // gave none), so the verdict is only that the window ran and gave its segment back.
             let o = t.window(&cell, &spec, &abort, || <parking_lot::RawMutex as lock_api::RawMutex>::INIT);
-            assert!(o.unwrap().window.messages > 0);
+            assert!(o.is_ok(), "{:?}", o.err());
             assert!(t.warm.lock().unwrap().as_ref().is_some_and(|w| w.len() == 1), "the segment came back");
         }
         let left: Vec<_> =
