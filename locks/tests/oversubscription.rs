@@ -21,7 +21,8 @@ fn threads() -> usize {
     4 * std::thread::available_parallelism().map_or(2, |n| n.get())
 }
 
-fn run<P: abslock::AbsProfile>(m: &lock_api::Mutex<RawAbsLock<P>, Vec<u64>>, cap: u64) {
+/// Runs the scenario; returns the lock's statistics once it is spinning again.
+fn run<P: abslock::AbsProfile>(m: &lock_api::Mutex<RawAbsLock<P>, Vec<u64>>, cap: u64) -> abslock::AbsStats {
     let threads = threads();
     let parked_seen = AtomicBool::new(false);
     std::thread::scope(|s| {
@@ -59,6 +60,7 @@ fn run<P: abslock::AbsProfile>(m: &lock_api::Mutex<RawAbsLock<P>, Vec<u64>>, cap
         m.lock()[0] += 1;
     }
     assert_eq!(raw.mode(), Mode::Spin, "did not return to spinning: {:?}", raw.stats());
+    raw.stats()
 }
 
 /// The calibrated rule applied to the reference costs (`k_max` 184), not to a measurement: measured
@@ -75,10 +77,12 @@ impl AbsProfile for ReferenceBounds {
 
 #[test]
 fn calibrated_abs_parks_when_oversubscribed_and_spins_again_alone() {
-    run(&lock_api::Mutex::<RawAbsLock<ReferenceBounds>, _>::new(vec![0; threads()]), 200_000);
+    let stats = run(&lock_api::Mutex::<RawAbsLock<ReferenceBounds>, _>::new(vec![0; threads()]), 200_000);
+    assert!(stats.mode_switches >= 2, "to park and back: {stats:?}");
 }
 
 #[test]
 fn rocketmq_abs_parks_when_oversubscribed_and_spins_again_alone() {
-    run(&AbsRocketMqMutex::new(vec![0; threads()]), 200_000);
+    let stats = run(&AbsRocketMqMutex::new(vec![0; threads()]), 200_000);
+    assert!(stats.mode_switches >= 2, "to park and back: {stats:?}");
 }

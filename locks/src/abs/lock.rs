@@ -641,19 +641,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// sleeper; if it is free with sleepers, nobody else may come, so one is woken here.
     #[cold]
     fn give_up_awake(&self) {
-        let mut state = self.hot.state.load(Ordering::Relaxed);
-        loop {
-            match self.hot.state.compare_exchange_weak(
-                state,
-                state & !AWAKE,
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => break,
-                Err(seen) => state = seen,
-            }
-        }
-        state &= !AWAKE;
+        let mut state = self.hot.state.fetch_and(!AWAKE, Ordering::Relaxed) & !AWAKE;
         loop {
             if state & (LOCKED | PARKED | AWAKE) != PARKED {
                 return;
