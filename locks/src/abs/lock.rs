@@ -48,10 +48,14 @@ const POLICY_PARK: u32 = 1 << 31;
 /// Policy word: the bits holding k.
 const POLICY_K: u32 = POLICY_SET - 1;
 
-/// Longest single pause burst of the exponential back-off, in pause hints (parking_lot's `SpinWait`
-/// stops at 2^3): a holder that re-acquires at once leaves the word free only for nanoseconds, and a
-/// waiter reading it only every 64 pauses (crossbeam's cap) misses most of those windows.
-const MAX_BURST: u32 = 8;
+/// Longest single pause burst of the exponential back-off, in pause hints (crossbeam's `Backoff` stops
+/// at 2^6; parking_lot's `SpinWait` at 2^3). Every read of the word by a waiter costs the holder a
+/// cache-line transfer on its next RMW, and each change of holder moves the lock's lines (~300 ns here):
+/// with a 0 ns critical section over 2 threads, a cap of 8 read the word twice as often and changed
+/// holders twice as often as a cap of 64, at 1.6-1.9x `parking_lot`'s time against 1.0-1.1x
+/// (`docs/abs.md`, round 4). A holder that re-acquires at once is not waited out any better by reading
+/// more often: it is waited out by the yields and the starvation bound.
+const MAX_BURST: u32 = 64;
 
 /// The adaptive backoff-spin (ABS) lock.
 ///
@@ -69,7 +73,7 @@ const MAX_BURST: u32 = 8;
 /// and an earlier design whose CASes expected exactly `0` and exactly `LOCKED` paid a failed CAS and a
 /// retry on both acquire and release there (`docs/abs.md`, "Round 3").
 ///
-/// Waiters wait in three stages, each bounded: **spin** (read the word, pause 1, 2, 4, 8, 8 ... times,
+/// Waiters wait in three stages, each bounded: **spin** (read the word, pause 1, 2, 4 ... 64, 64 ... times,
 /// until k pauses are spent; only while the waiters spinning or yielding leave a core free, as Go's
 /// `canSpin`), **yield** (`sched_yield`, then read, up to `max_yields` times), **park** (on the lock's
 /// queue until an unlock wakes it). An unlock wakes a sleeper only when no waiter is left spinning or
@@ -519,12 +523,14 @@ impl<P: AbsProfile> RawAbsLock<P> {
                     break 'wait false;
                 }
                 if yielded < yield_budget {
-                    // k spins ran out: yield, then spin k again (RocketMQ's back-off).
+                    // k spins ran out: yield, then spin k again (RocketMQ's back-off). The bursts keep
+                    // their length, as crossbeam's `Backoff` and parking_lot's `SpinWait` never restart:
+                    // starting again at 1 read the word 5-6 times per yield instead of 1-2.
                     count_run_out(&mut tally);
                     yield_now();
                     yielded += 1;
                     tally.yields += 1;
-                    (spun, burst) = (0, 1);
+                    spun = 0;
                     state = self.hot.state.load(Ordering::Relaxed);
                     continue;
                 }
