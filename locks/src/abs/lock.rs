@@ -74,8 +74,8 @@ const MAX_BURST: u32 = 64;
 /// retry on both acquire and release there (`docs/abs.md`, "Round 3").
 ///
 /// Waiters wait in three stages, each bounded: **spin** (read the word, pause 1, 2, 4 ... 64, 64 ... times,
-/// until k pauses are spent; only while the waiters spinning or yielding leave a core free, as Go's
-/// `canSpin`), **yield** (`sched_yield`, then read, up to `max_yields` times), **park** (on the lock's
+/// until k pauses are spent; k only while the waiters spinning or yielding leave a core free, as Go's
+/// `canSpin`, and `k_min` otherwise), **yield** (`sched_yield`, then read, up to `max_yields` times), **park** (on the lock's
 /// queue until an unlock wakes it). An unlock wakes a sleeper only when no waiter is left spinning or
 /// yielding (concurrency restriction: past the cores, the threads circulating over the lock are the
 /// holder, the waiters still within their budget and at most one woken sleeper; the rest sleep and cost
@@ -463,7 +463,9 @@ impl<P: AbsProfile> RawAbsLock<P> {
             let (mode, k) = self.policy_now(cfg);
             let (spin_budget, yield_budget) = match mode {
                 Mode::Spin if active_before >= limits.max_active => (0, 0),
-                Mode::Spin if active_before >= limits.max_spinners => (0, cfg.max_yields),
+                // canSpin: the cores are taken, so no long spin; but a yield among runnable threads can
+                // cost a scheduler slice, so first spin about one yield's cost.
+                Mode::Spin if active_before >= limits.max_spinners => (cfg.k_min.min(k), cfg.max_yields),
                 Mode::Spin => (k, cfg.max_yields),
                 Mode::Park => (cfg.park_spins, cfg.park_yields),
             };
