@@ -12,14 +12,16 @@
 //! then each strategy's median ratio to it with the smallest and largest round's ratio, and the median
 //! ratio of process CPU time per acquisition. Ratios below 1 are faster than `parking_lot`.
 //!
-//! Two ablations of `abs` ride along, so `docs/abs.md`'s reasons for its defaults can be re-run:
+//! Three ablations of `abs` ride along, so `docs/abs.md`'s reasons for its defaults can be re-run:
 //! `abs-entry-cap` (the calibrated config with `max_active: 0`, at most as many waiters circulating as
-//! cores, newcomers beyond them parking at once) and `abs-no-bound` (`starve_after_us: u32::MAX`, no
-//! starvation hand-off). Ours.
+//! cores, newcomers beyond them parking at once), `abs-no-bound` (`starve_after_us: u32::MAX`, no
+//! starvation hand-off) and `abs-yield` (`crowded_spins: 0`, a waiter past the canSpin limit yields at
+//! once). Ours.
 
 use abslock::{
     AbsConfig, AbsProfile, Calibrated, RawAbsLock, RawBackoffLock, RawCasSpinLock, RawSpinLock, RocketMq,
 };
+use abslock_benches::ablations::YieldWhenCrowded;
 use abslock_benches::counter::Counter;
 use abslock_benches::cpu::process_ns;
 use abslock_benches::pool::{Pool, units_per_ns};
@@ -74,6 +76,7 @@ const STRATEGIES: &[(&str, Runner)] = &[
     ("abs-rocketmq", sample::<lock_api::Mutex<RawAbsLock<RocketMq>, u64>>),
     ("abs-entry-cap", sample::<lock_api::Mutex<RawAbsLock<EntryCap>, u64>>),
     ("abs-no-bound", sample::<lock_api::Mutex<RawAbsLock<NoBound>, u64>>),
+    ("abs-yield", sample::<lock_api::Mutex<RawAbsLock<YieldWhenCrowded>, u64>>),
     ("std", sample::<std::sync::Mutex<u64>>),
     ("spin-crate", sample::<spin::Mutex<u64>>),
 ];

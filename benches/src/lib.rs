@@ -8,13 +8,14 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`strategy`], [`registry`], [`sweep_lock`], [`peers`] | strategies and their lock types |
+//! | [`strategy`], [`registry`], [`sweep_lock`], [`peers`], [`ablations`] | strategies and their lock types |
 //! | [`grid`] | targets and cells |
 //! | [`target`], [`window`], [`cpu`], [`latency`] | the critical sections driven; one measured window |
 //! | [`run`], [`stats`], [`results`] | rounds, verdicts, the CSV files |
 //! | [`report`], [`plots`], [`trace`], [`compare`], [`outputs`], [`machine`] | outputs |
 //! | [`pool`], [`counter`] | worker threads and guarded counters for the contended-lock benches |
 
+pub mod ablations;
 pub mod compare;
 pub mod counter;
 pub mod cpu;

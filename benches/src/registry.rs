@@ -58,6 +58,7 @@ pub fn traced_window(
         Strategy::Backoff(k) => run.with(move || abslock::RawBackoffLock::with_k(k)),
         Strategy::Abs => run.with(|| <abslock::RawAbsLock<abslock::Calibrated>>::INIT),
         Strategy::AbsRocketMq => run.with(|| <abslock::RawAbsLock<abslock::RocketMq>>::INIT),
+        Strategy::AbsYield => run.with(|| <abslock::RawAbsLock<crate::ablations::YieldWhenCrowded>>::INIT),
         Strategy::ParkingLot => run.with(|| <parking_lot::RawMutex as RawMutex>::INIT),
         Strategy::Std => run.with(|| RawStdMutex::INIT),
         Strategy::SpinCrate => run.with(|| RawSpinCrateMutex::INIT),

@@ -331,7 +331,7 @@ pub fn thread_limits_note(config_debug: &str, cores: usize) -> Option<String> {
     );
     if spinners {
         note += &format!(
-            " At most `max_spinners` = cores - 1 (at least 1) waiters spin k at once, the others spin only `k_min` before they yield: {} here.",
+            " At most `max_spinners` = cores - 1 (at least 1) waiters spin k at once, the others spin `crowded_spins` before they yield: {} here.",
             (cores - 1).max(1)
         );
     }
@@ -439,7 +439,7 @@ mod tests {
     fn zero_thread_limits_are_explained_with_this_machines_figures() {
         let cfg = "AbsConfig { k_init: 24, max_spinners: 0, max_active: 0, starve_after_us: 1000 }";
         let note = thread_limits_note(cfg, 2).unwrap();
-        assert!(note.contains("the others spin only `k_min` before they yield: 1 here"), "{note}");
+        assert!(note.contains("the others spin `crowded_spins` before they yield: 1 here"), "{note}");
         assert!(note.contains("(entry cap): 2 here"), "{note}");
         let calibrated = "AbsConfig { max_spinners: 0, max_active: 4294967295 }";
         let note = thread_limits_note(calibrated, 2).unwrap();

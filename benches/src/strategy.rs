@@ -28,6 +28,9 @@ pub enum Strategy {
     /// `abs-rocketmq`: `abslock::RawAbsLock<RocketMq>`, RocketMQ
     /// `AdaptiveBackOffSpinLockImpl`'s constants.
     AbsRocketMq,
+    /// `abs-yield`: `abslock::RawAbsLock` with the calibrated profile but `crowded_spins: 0`
+    /// ([`crate::ablations::YieldWhenCrowded`]): an ablation, not in the default lists.
+    AbsYield,
     /// `parking_lot`: `parking_lot::RawMutex` (peer).
     ParkingLot,
     /// `std`: `std::sync::Mutex<()>` (peer).
@@ -64,6 +67,7 @@ pub const ALL_STRATEGIES: &[Strategy] = &[
     Strategy::Backoff(1000),
     Strategy::Abs,
     Strategy::AbsRocketMq,
+    Strategy::AbsYield,
     Strategy::ParkingLot,
     Strategy::Std,
     Strategy::SpinCrate,
@@ -85,7 +89,7 @@ pub enum StrategyError {
     /// The name is none of the known strategies.
     #[error(
         "unknown strategy `{0}`: expected one of cas-spin, spin, backoff-k<N> (e.g. backoff-k100), \
-         abs, abs-rocketmq, parking_lot, std, spin-crate, sequencer, combining"
+         abs, abs-rocketmq, abs-yield, parking_lot, std, spin-crate, sequencer, combining"
     )]
     Unknown(String),
     /// `backoff-k<N>` with an N that is not a number in `0..=MAX_BACKOFF_K`.
@@ -102,6 +106,7 @@ impl Strategy {
             Strategy::Backoff(k) => format!("backoff-k{k}"),
             Strategy::Abs => "abs".into(),
             Strategy::AbsRocketMq => "abs-rocketmq".into(),
+            Strategy::AbsYield => "abs-yield".into(),
             Strategy::ParkingLot => "parking_lot".into(),
             Strategy::Std => "std".into(),
             Strategy::SpinCrate => "spin-crate".into(),
@@ -112,7 +117,7 @@ impl Strategy {
 
     /// Whether this is one of the adaptive (ABS) locks, whose stats and trace the sweep reads.
     pub fn is_abs(&self) -> bool {
-        matches!(self, Strategy::Abs | Strategy::AbsRocketMq)
+        matches!(self, Strategy::Abs | Strategy::AbsRocketMq | Strategy::AbsYield)
     }
 
     /// How this strategy puts a record.
@@ -142,6 +147,7 @@ impl FromStr for Strategy {
             "spin" => Strategy::Spin,
             "abs" => Strategy::Abs,
             "abs-rocketmq" => Strategy::AbsRocketMq,
+            "abs-yield" => Strategy::AbsYield,
             "parking_lot" => Strategy::ParkingLot,
             "std" => Strategy::Std,
             "spin-crate" => Strategy::SpinCrate,

@@ -19,6 +19,7 @@ const SMALL_SPIN: AbsConfig = AbsConfig {
     park_yields: 0,
     window: u32::MAX,
     max_spinners: 1,
+    crowded_spins: 0,
     max_active: 1,
     starve_after_us: 1,
     ..AbsConfig::ROCKETMQ
@@ -52,6 +53,7 @@ impl AbsProfile for Adaptive {
             park_yields: 0,
             window: 1,
             max_spinners: 0,
+            crowded_spins: 0,
             max_active: 0,
             starve_after_us: u32::MAX,
         };

@@ -53,7 +53,7 @@ struct RunArgs {
     /// Targets, comma separated [default: lock-bound,store].
     #[arg(long, value_enum, value_delimiter = ',')]
     targets: Vec<Target>,
-    /// Strategies, comma separated: cas-spin, spin, backoff-kN (e.g. backoff-k100), abs, abs-rocketmq, parking_lot, std, spin-crate,
+    /// Strategies, comma separated: cas-spin, spin, backoff-kN (e.g. backoff-k100), abs, abs-rocketmq, abs-yield (ablation: crowded_spins 0), parking_lot, std, spin-crate,
     /// sequencer, combining (parking_lot is always added: every ratio pairs with it) [default lock-bound: cas-spin,spin,
     /// backoff-k100,abs,abs-rocketmq,parking_lot,std,sequencer,combining; store: cas-spin,abs,abs-rocketmq,parking_lot,std,
     /// sequencer,combining].

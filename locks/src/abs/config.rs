@@ -42,13 +42,23 @@ pub struct AbsConfig {
     /// [`AbsProfile::CHECK_INTERVAL`](crate::AbsProfile::CHECK_INTERVAL) in effect).
     pub window: u32,
     /// Waiters that may spin k at once; a waiter that finds this many spinning or yielding spins only
-    /// `k_min` (about one yield's cost) before it yields (Go's `canSpin`: a long spin only pays while a
-    /// core is free). It still spins that much because a `sched_yield` among runnable threads can cost a
-    /// whole scheduler slice: yielding at once put the store's p99.9 acquire latency at 16 threads at
-    /// 0.3-2.5 ms against `parking_lot`'s 0.3 us-1.7 ms, and the `k_min` spin at 0.36-0.49 us
-    /// (`docs/abs.md`, round 4). `0`: the number of cores minus one (at least 1). `u32::MAX`: no limit
-    /// (RocketMQ). Ours.
+    /// `crowded_spins` before it yields (Go's `canSpin`: a long spin only pays while a core is free).
+    /// `0`: the number of cores minus one (at least 1). `u32::MAX`: no limit (RocketMQ). Ours.
     pub max_spinners: u32,
+    /// In spin mode, pauses a waiter spins before its first yield when it finds `max_spinners` waiters
+    /// already spinning or yielding (at most k). A trade-off, measured both ways on 2 cores at 16
+    /// threads (`docs/abs.md`, round 4):
+    /// - `k_min` (calibrated; about one yield's cost): a `sched_yield` among runnable threads can cost
+    ///   a whole scheduler slice, and on the real put path (the store, most of a put outside the lock)
+    ///   yielding at once put the p99.9 acquire latency at 0.2-2 ms against `parking_lot`'s
+    ///   0.3 us-1.7 ms, with throughput 0.75-0.91x; spinning `k_min` first gave 0.36-0.53 us and 0.89-1.00x;
+    /// - `0` (rounds 2-3, and RocketMQ's value, where it never applies): better for a lock that is
+    ///   saturated by threads doing nothing else: with appends alone under the lock at 4-16 threads,
+    ///   every waiter that catches the lock early is one more change of holder (each moves the lock's
+    ///   cache lines), and spinning even `k_min / 4` cost 0.72-0.95x of yielding at once.
+    ///
+    /// Ours.
+    pub crowded_spins: u32,
     /// Waiters that may spin or yield at once; a newcomer that finds this many parks at once (an entry
     /// cap on the threads circulating over the lock, after Dice, "Malthusian Locks", EuroSys 2017). `0`:
     /// the number of cores. `u32::MAX`: no cap, the calibrated default and RocketMQ's: the cap cost
@@ -122,6 +132,7 @@ impl AbsConfig {
         park_yields: 0,
         window: DEFAULT_WINDOW,
         max_spinners: u32::MAX,
+        crowded_spins: 0,
         max_active: u32::MAX,
         starve_after_us: u32::MAX,
     };
@@ -197,6 +208,7 @@ impl AbsConfig {
             park_yields: max_yields,
             window: DEFAULT_WINDOW,
             max_spinners: 0,
+            crowded_spins: k_min,
             max_active: u32::MAX,
             starve_after_us: DEFAULT_STARVE_AFTER_US,
         }
@@ -254,6 +266,13 @@ mod tests {
         assert_eq!((c.park_spins, c.park_yields), (c.k_min, c.max_yields));
         // Upstream's park mode is its ReentrantLock: no spinning, no yielding.
         assert_eq!((AbsConfig::ROCKETMQ.park_spins, AbsConfig::ROCKETMQ.park_yields), (0, 0));
+    }
+
+    #[test]
+    fn crowded_waiters_spin_k_min_in_the_calibrated_profile_and_not_in_rocketmqs() {
+        let c = AbsConfig::from_costs(&MeasuredCosts::REFERENCE);
+        assert_eq!(c.crowded_spins, c.k_min);
+        assert_eq!(AbsConfig::ROCKETMQ.crowded_spins, 0);
     }
 
     #[test]

@@ -75,7 +75,7 @@ const MAX_BURST: u32 = 64;
 ///
 /// Waiters wait in three stages, each bounded: **spin** (read the word, pause 1, 2, 4 ... 64, 64 ... times,
 /// until k pauses are spent; k only while the waiters spinning or yielding leave a core free, as Go's
-/// `canSpin`, and `k_min` otherwise), **yield** (`sched_yield`, then read, up to `max_yields` times), **park** (on the lock's
+/// `canSpin`, and `crowded_spins` otherwise), **yield** (`sched_yield`, then read, up to `max_yields` times), **park** (on the lock's
 /// queue until an unlock wakes it). An unlock wakes a sleeper only when no waiter is left spinning or
 /// yielding (concurrency restriction: past the cores, the threads circulating over the lock are the
 /// holder, the waiters still within their budget and at most one woken sleeper; the rest sleep and cost
@@ -464,8 +464,10 @@ impl<P: AbsProfile> RawAbsLock<P> {
             let (spin_budget, yield_budget) = match mode {
                 Mode::Spin if active_before >= limits.max_active => (0, 0),
                 // canSpin: the cores are taken, so no long spin; but a yield among runnable threads can
-                // cost a scheduler slice, so first spin about one yield's cost.
-                Mode::Spin if active_before >= limits.max_spinners => (cfg.k_min.min(k), cfg.max_yields),
+                // cost a scheduler slice, so first spin `crowded_spins` (calibrated: about one yield's cost).
+                Mode::Spin if active_before >= limits.max_spinners => {
+                    (cfg.crowded_spins.min(k), cfg.max_yields)
+                }
                 Mode::Spin => (k, cfg.max_yields),
                 Mode::Park => (cfg.park_spins, cfg.park_yields),
             };

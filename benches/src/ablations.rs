@@ -1,0 +1,17 @@
+//! [`AbsProfile`]s that change one field of the calibrated config, so a measurement can show what that
+//! field buys (ours).
+
+use abslock::{AbsConfig, AbsProfile};
+use std::sync::OnceLock;
+
+/// The calibrated config with `crowded_spins: 0`: a waiter that finds `max_spinners` waiters already
+/// spinning or yielding yields at once (the behaviour of rounds 2-3; sweep strategy `abs-yield`).
+#[derive(Debug)]
+pub enum YieldWhenCrowded {}
+
+impl AbsProfile for YieldWhenCrowded {
+    fn config() -> &'static AbsConfig {
+        static C: OnceLock<AbsConfig> = OnceLock::new();
+        C.get_or_init(|| AbsConfig { crowded_spins: 0, ..*AbsConfig::calibrated() })
+    }
+}
