@@ -45,7 +45,9 @@ mod sync;
 pub use model::ModelLock;
 
 pub use abs::calibrate::MeasuredCosts;
-pub use abs::config::{AbsConfig, DEFAULT_STARVE_AFTER_US, DEFAULT_WINDOW, K_CEILING, YIELD_CEILING};
+pub use abs::config::{
+    AbsConfig, DEFAULT_STARVE_AFTER_US, DEFAULT_WINDOW, K_CEILING, MAX_HANDOFF_YIELDS, YIELD_CEILING,
+};
 #[cfg(not(abslock_loom))]
 pub use abs::ext::AbsMutexExt;
 pub use abs::lock::RawAbsLock;

@@ -107,6 +107,12 @@ pub(crate) fn cores() -> u32 {
 pub const K_CEILING: u32 = 1_000_000;
 /// Upper clamp for the derived yield budget.
 pub const YIELD_CEILING: u32 = 10_000;
+/// Largest futex hand-off the derived bounds trust, in yields. A hand-off is a futex wake plus a context
+/// switch, a small multiple of a `sched_yield` on any machine (3.5 on the reference machine: 2.3 us
+/// against 0.65 us); a measurement above this many yields is load, the woken thread waiting for its core
+/// behind other runnable threads. A clean-clone CI run that calibrated while the test suite loaded both
+/// cores once measured ~200 us and derived `k_max` near 17 000 instead of ~180 (ours).
+pub const MAX_HANDOFF_YIELDS: f64 = 8.0;
 /// Default adaptation window, in acquisitions (ours; RocketMQ uses one wall-clock second).
 pub const DEFAULT_WINDOW: u32 = 1024;
 /// Default starvation bound: one hand-off to the oldest sleeper per this many microseconds (Go's
@@ -183,18 +189,20 @@ impl AbsConfig {
     /// - yield about what blocking costs before parking: `max_yields = 2 handoff_ns / yield_ns`, in park
     ///   mode too (`park_yields`; park mode only drops the long spin).
     ///
-    /// Costs that are not finite or not positive are replaced by [`MeasuredCosts::REFERENCE`]'s, and
-    /// every result is clamped, so the bounds are ordered (`1 <= k_min <= k_init <= k_max <=
+    /// Costs that are not finite or not positive are replaced by [`MeasuredCosts::REFERENCE`]'s, the
+    /// hand-off is capped at [`MAX_HANDOFF_YIELDS`] yields (so `k_max <= 16 k_min` and `max_yields <= 16`),
+    /// and every result is clamped, so the bounds are ordered (`1 <= k_min <= k_init <= k_max <=
     /// K_CEILING`) for any input. Never panics.
     pub fn from_costs(costs: &MeasuredCosts) -> AbsConfig {
         let costs = costs.sanitized();
+        let handoff_ns = costs.handoff_ns.min(MAX_HANDOFF_YIELDS * costs.yield_ns);
         let ratio = |num: f64, den: f64, hi: u32| -> u32 {
             let r = (num / den).round();
             if r.is_finite() { r.clamp(1.0, f64::from(hi)) as u32 } else { hi }
         };
         let k_min = ratio(costs.yield_ns, costs.spin_ns, K_CEILING);
-        let k_max = ratio(2.0 * costs.handoff_ns, costs.spin_ns, K_CEILING).max(k_min);
-        let max_yields = ratio(2.0 * costs.handoff_ns, costs.yield_ns, YIELD_CEILING);
+        let k_max = ratio(2.0 * handoff_ns, costs.spin_ns, K_CEILING).max(k_min);
+        let max_yields = ratio(2.0 * handoff_ns, costs.yield_ns, YIELD_CEILING);
         AbsConfig {
             k_init: k_min,
             k_min,
@@ -273,6 +281,19 @@ mod tests {
         let c = AbsConfig::from_costs(&MeasuredCosts::REFERENCE);
         assert_eq!(c.crowded_spins, c.k_min);
         assert_eq!(AbsConfig::ROCKETMQ.crowded_spins, 0);
+    }
+
+    #[test]
+    fn a_hand_off_inflated_by_load_is_capped_at_eight_yields() {
+        let reference = AbsConfig::from_costs(&MeasuredCosts::REFERENCE);
+        // The clean-clone CI run's hand-off: ~200 us, with the spin and yield of a normal run.
+        let loaded =
+            AbsConfig::from_costs(&MeasuredCosts { handoff_ns: 200_000.0, ..MeasuredCosts::REFERENCE });
+        assert_eq!((loaded.k_min, loaded.k_max, loaded.max_yields), (26, 416, 16));
+        assert!(loaded.k_max <= 16 * loaded.k_min && loaded.max_yields <= 16, "{loaded:?}");
+        // A hand-off within the cap is used as measured.
+        assert_eq!(reference.k_max, 184);
+        assert_ordered(&loaded);
     }
 
     #[test]
