@@ -65,7 +65,7 @@ fn sample<M: Counter>(threads: usize, units: u64, iters: u64) -> Sample {
 
 type Runner = fn(usize, u64, u64) -> Sample;
 
-/// Every strategy of `locks/contended` and the two ablations, `parking_lot` first (the peer of every
+/// Every strategy of `locks/contended` and the three ablations, `parking_lot` first (the peer of every
 /// ratio).
 const STRATEGIES: &[(&str, Runner)] = &[
     ("parking_lot", sample::<lock_api::Mutex<parking_lot::RawMutex, u64>>),

@@ -5,7 +5,8 @@ use abslock::{AbsConfig, AbsProfile};
 use std::sync::OnceLock;
 
 /// The calibrated config with `crowded_spins: 0`: a waiter that finds `max_spinners` waiters already
-/// spinning or yielding yields at once (the behaviour of rounds 2-3; sweep strategy `abs-yield`).
+/// spinning or yielding yields at once, as crowded waiters did in rounds 2-3 (the round-4 bursts stay;
+/// sweep strategy `abs-yield`).
 #[derive(Debug)]
 pub enum YieldWhenCrowded {}
 

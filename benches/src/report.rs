@@ -294,7 +294,7 @@ fn abs_summary(o: &mut String, rows: &[&CellResult], cores: usize) {
         "| strategy | vs parking_lot ↑/≈/↓ | vs best: best or tied / slower | geomean vs parking_lot | CPU/msg vs parking_lot past the cores |"
     );
     let _ = writeln!(o, "|---|---|---|---:|---:|");
-    for s in ["abs", "abs-rocketmq"] {
+    for s in ["abs", "abs-rocketmq", "abs-yield"] {
         if !has(s) {
             continue;
         }
@@ -331,7 +331,7 @@ pub fn thread_limits_note(config_debug: &str, cores: usize) -> Option<String> {
     );
     if spinners {
         note += &format!(
-            " At most `max_spinners` = cores - 1 (at least 1) waiters spin k at once, the others spin `crowded_spins` before they yield: {} here.",
+            " At most `max_spinners` = cores - 1 (at least 1) waiters spin k at once, the others spin `crowded_spins` before each yield: {} here.",
             (cores - 1).max(1)
         );
     }
@@ -396,7 +396,7 @@ fn latency(o: &mut String, rows: &[&CellResult], order: &[String]) {
     table(o, &at, order, |r| {
         format!("{} / {} / {}", ns(r.acquire_p50_ns), ns(r.acquire_p99_ns), ns(r.acquire_p999_ns))
     });
-    for s in ["abs", "abs-rocketmq"] {
+    for s in ["abs", "abs-rocketmq", "abs-yield"] {
         let mine: Vec<&&CellResult> = at.iter().filter(|r| r.strategy == s).collect();
         if mine.is_empty() {
             continue;
@@ -439,7 +439,7 @@ mod tests {
     fn zero_thread_limits_are_explained_with_this_machines_figures() {
         let cfg = "AbsConfig { k_init: 24, max_spinners: 0, max_active: 0, starve_after_us: 1000 }";
         let note = thread_limits_note(cfg, 2).unwrap();
-        assert!(note.contains("the others spin `crowded_spins` before they yield: 1 here"), "{note}");
+        assert!(note.contains("the others spin `crowded_spins` before each yield: 1 here"), "{note}");
         assert!(note.contains("(entry cap): 2 here"), "{note}");
         let calibrated = "AbsConfig { max_spinners: 0, max_active: 4294967295 }";
         let note = thread_limits_note(calibrated, 2).unwrap();

@@ -9,7 +9,7 @@
 //! ```
 //!
 //! Cost on the project's 2-core machine: about 30 s to build loom and the crate, then under 10 s for
-//! all 22 models (ABS 3-thread models explore ~2 300 executions each at two preemptions).
+//! all 25 models (ABS 3-thread models explore ~2 300 executions each at two preemptions).
 //!
 //! Models drive every raw lock through `abslock::ModelLock` (the bodies of the `lock_api` methods,
 //! which exist only in loom builds), re-exported here; this crate adds the ABS profiles the models use.

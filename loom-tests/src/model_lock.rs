@@ -61,6 +61,20 @@ impl AbsProfile for Adaptive {
     }
 }
 
+/// `SmallSpin` without the entry cap and with one crowded spin: a second waiter finds the spinner limit
+/// reached and spins `crowded_spins` (1) before each yield, so that branch runs inside the models.
+#[derive(Debug)]
+pub enum Crowded {}
+
+impl AbsProfile for Crowded {
+    const CHECK_INTERVAL: u64 = 1 << 40;
+    fn config() -> &'static AbsConfig {
+        static C: AbsConfig =
+            AbsConfig { k_init: 2, max_active: u32::MAX, max_spinners: 1, crowded_spins: 1, ..SMALL_SPIN };
+        &C
+    }
+}
+
 /// `SmallSpin` with a starvation bound of 0: every release over sleepers hands the lock to the oldest
 /// one without freeing it, so the hand-off races every other path inside the models.
 #[derive(Debug)]

@@ -3,7 +3,7 @@
 #![cfg(abslock_loom)]
 
 use abslock::{RawAbsLock, RawBackoffLock, RawCasSpinLock, RawSpinLock};
-use abslock_loom_tests::{Adaptive, Impatient, ModelLock, SmallSpin};
+use abslock_loom_tests::{Adaptive, Crowded, Impatient, ModelLock, SmallSpin};
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::thread;
@@ -105,4 +105,5 @@ models! {
     abs: RawAbsLock<SmallSpin>,
     abs_adaptive: RawAbsLock<Adaptive>,
     abs_handoff: RawAbsLock<Impatient>,
+    abs_crowded: RawAbsLock<Crowded>,
 }

@@ -6,8 +6,8 @@ use crate::sync::OnceLock;
 /// The measured configuration, once [`AbsConfig::calibrated`] has run.
 static CALIBRATED: OnceLock<AbsConfig> = OnceLock::new();
 
-/// Tuning bounds of [`RawAbsLock`](crate::RawAbsLock). All k values count spin iterations (one read and
-/// one pause hint each); windows count acquisitions.
+/// Tuning bounds of [`RawAbsLock`](crate::RawAbsLock). All k values count pause hints (a waiter reads
+/// the lock word between bursts of 1, 2, 4 ... 64 of them); windows count acquisitions.
 ///
 /// Two presets: [`AbsConfig::ROCKETMQ`] keeps the upstream constants; [`AbsConfig::calibrated`] derives
 /// the bounds from costs measured on this machine (the default for [`AbsMutex`](crate::AbsMutex)).
@@ -42,20 +42,22 @@ pub struct AbsConfig {
     /// [`AbsProfile::CHECK_INTERVAL`](crate::AbsProfile::CHECK_INTERVAL) in effect).
     pub window: u32,
     /// Waiters that may spin k at once; a waiter that finds this many spinning or yielding spins only
-    /// `crowded_spins` before it yields (Go's `canSpin`: a long spin only pays while a core is free).
+    /// `crowded_spins` before each yield (after Go's `canSpin`, relaxed: Go does not spin at all then).
     /// `0`: the number of cores minus one (at least 1). `u32::MAX`: no limit (RocketMQ). Ours.
     pub max_spinners: u32,
-    /// In spin mode, pauses a waiter spins before its first yield when it finds `max_spinners` waiters
-    /// already spinning or yielding (at most k). A trade-off, measured both ways on 2 cores at 16
-    /// threads (`docs/abs.md`, round 4):
-    /// - `k_min` (calibrated; about one yield's cost): a `sched_yield` among runnable threads can cost
-    ///   a whole scheduler slice, and on the real put path (the store, most of a put outside the lock)
-    ///   yielding at once put the p99.9 acquire latency at 0.2-2 ms against `parking_lot`'s
-    ///   0.3 us-1.7 ms, with throughput 0.75-0.91x; spinning `k_min` first gave 0.36-0.53 us and 0.89-1.00x;
-    /// - `0` (rounds 2-3, and RocketMQ's value, where it never applies): better for a lock that is
-    ///   saturated by threads doing nothing else: with appends alone under the lock at 4-16 threads,
-    ///   every waiter that catches the lock early is one more change of holder (each moves the lock's
-    ///   cache lines), and spinning even `k_min / 4` cost 0.72-0.95x of yielding at once.
+    /// In spin mode, pauses a waiter spins before each of its `max_yields` yields (and before it parks)
+    /// when it found `max_spinners` waiters already spinning or yielding; at most k, so `u32::MAX` makes
+    /// `max_spinners` limit nothing. Calibrated: `k_min`, about one yield's cost, which with
+    /// `max_yields` is park mode's budget (`park_spins`, `park_yields`). RocketMQ: 0 (never used, its
+    /// `max_spinners` is `u32::MAX`). A trade-off, measured both ways in `docs/abs.md`, round 4
+    /// (sweep strategy `abs-yield` is `crowded_spins: 0`):
+    /// - `k_min`: a `sched_yield` among runnable threads can cost a whole scheduler slice, so on the
+    ///   real put path (the store target, most of a put outside the lock) spinning first keeps the
+    ///   p99.9 acquire latency at 16 threads near `parking_lot`'s, where yielding at once put it in the
+    ///   hundreds of microseconds;
+    /// - `0`: better where threads do nothing but take the lock (the lock-bound target at 4-16 threads
+    ///   with 128 B and 1 KiB records): a waiter that catches the lock early is one more change of
+    ///   holder, and each moves the lock's cache lines between cores.
     ///
     /// Ours.
     pub crowded_spins: u32,
@@ -107,12 +109,14 @@ pub(crate) fn cores() -> u32 {
 pub const K_CEILING: u32 = 1_000_000;
 /// Upper clamp for the derived yield budget.
 pub const YIELD_CEILING: u32 = 10_000;
-/// Largest futex hand-off the derived bounds trust, in yields. A hand-off is a futex wake plus a context
-/// switch, a small multiple of a `sched_yield` on any machine (3.5 on the reference machine: 2.3 us
-/// against 0.65 us); a measurement above this many yields is load, the woken thread waiting for its core
-/// behind other runnable threads. A clean-clone CI run that calibrated while the test suite loaded both
-/// cores once measured ~200 us and derived `k_max` near 17 000 instead of ~180 (ours).
-pub const MAX_HANDOFF_YIELDS: f64 = 8.0;
+/// Largest futex hand-off the derived bounds trust, in yields: a heuristic set from this project's
+/// machine, where a hand-off (a futex wake plus a context switch on one core) measures 3.5-4.5 yields
+/// when the machine is not overloaded. A measurement above 8 is taken as load, the woken thread waiting
+/// for its core behind other runnable threads: a clean-clone CI run that calibrated while the test suite
+/// loaded both cores measured about 200 us and derived `k_max` near 17 000 instead of ~180 (commit
+/// 11620ee). On a machine whose hand-off really costs more than 8 yields the bounds come out lower than
+/// the measurement says (ours).
+pub const MAX_HANDOFF_YIELDS: u32 = 8;
 /// Default adaptation window, in acquisitions (ours; RocketMQ uses one wall-clock second).
 pub const DEFAULT_WINDOW: u32 = 1024;
 /// Default starvation bound: one hand-off to the oldest sleeper per this many microseconds (Go's
@@ -195,14 +199,17 @@ impl AbsConfig {
     /// K_CEILING`) for any input. Never panics.
     pub fn from_costs(costs: &MeasuredCosts) -> AbsConfig {
         let costs = costs.sanitized();
-        let handoff_ns = costs.handoff_ns.min(MAX_HANDOFF_YIELDS * costs.yield_ns);
+        let handoff_ns = costs.handoff_ns.min(f64::from(MAX_HANDOFF_YIELDS) * costs.yield_ns);
         let ratio = |num: f64, den: f64, hi: u32| -> u32 {
             let r = (num / den).round();
             if r.is_finite() { r.clamp(1.0, f64::from(hi)) as u32 } else { hi }
         };
         let k_min = ratio(costs.yield_ns, costs.spin_ns, K_CEILING);
-        let k_max = ratio(2.0 * handoff_ns, costs.spin_ns, K_CEILING).max(k_min);
-        let max_yields = ratio(2.0 * handoff_ns, costs.yield_ns, YIELD_CEILING);
+        // The cap in whole k_min units too, so rounding cannot lift k_max past 16 k_min.
+        let k_max = ratio(2.0 * handoff_ns, costs.spin_ns, K_CEILING)
+            .min(k_min.saturating_mul(2 * MAX_HANDOFF_YIELDS))
+            .max(k_min);
+        let max_yields = ratio(2.0 * handoff_ns, costs.yield_ns, YIELD_CEILING).min(2 * MAX_HANDOFF_YIELDS);
         AbsConfig {
             k_init: k_min,
             k_min,
@@ -285,6 +292,10 @@ mod tests {
 
     #[test]
     fn a_hand_off_inflated_by_load_is_capped_at_eight_yields() {
+        // Rounding must not lift k_max past 16 k_min (yield 660 ns: 16 x 660 / 25 rounds to 422 > 16 x 26).
+        let odd =
+            AbsConfig::from_costs(&MeasuredCosts { spin_ns: 25.0, yield_ns: 660.0, handoff_ns: 200_000.0 });
+        assert!(odd.k_max <= 16 * odd.k_min && odd.max_yields <= 16, "{odd:?}");
         let reference = AbsConfig::from_costs(&MeasuredCosts::REFERENCE);
         // The clean-clone CI run's hand-off: ~200 us, with the spin and yield of a normal run.
         let loaded =
@@ -304,6 +315,7 @@ mod tests {
                 for &h in &odd {
                     let c = AbsConfig::from_costs(&MeasuredCosts { spin_ns: s, yield_ns: y, handoff_ns: h });
                     assert_ordered(&c);
+                    assert!(c.k_max <= 16 * c.k_min && c.max_yields <= 16, "{c:?}");
                 }
             }
         }

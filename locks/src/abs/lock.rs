@@ -50,11 +50,10 @@ const POLICY_K: u32 = POLICY_SET - 1;
 
 /// Longest single pause burst of the exponential back-off, in pause hints (crossbeam's `Backoff` stops
 /// at 2^6; parking_lot's `SpinWait` at 2^3). Every read of the word by a waiter costs the holder a
-/// cache-line transfer on its next RMW, and each change of holder moves the lock's lines (~300 ns here):
-/// with a 0 ns critical section over 2 threads, a cap of 8 read the word twice as often and changed
-/// holders twice as often as a cap of 64, at 1.6-1.9x `parking_lot`'s time against 1.0-1.1x
-/// (`docs/abs.md`, round 4). A holder that re-acquires at once is not waited out any better by reading
-/// more often: it is waited out by the yields and the starvation bound.
+/// cache-line transfer on its next RMW, and each change of holder moves the lock's lines between cores:
+/// with a 0 ns critical section over 2 threads, a cap of 8 (restarted after each yield) changed holders
+/// about twice as often as a cap of 64 (`docs/abs.md`, round 4). A holder that re-acquires at once is not
+/// waited out any better by reading more often: it is waited out by the yields and the starvation bound.
 const MAX_BURST: u32 = 64;
 
 /// The adaptive backoff-spin (ABS) lock.
@@ -73,9 +72,9 @@ const MAX_BURST: u32 = 64;
 /// and an earlier design whose CASes expected exactly `0` and exactly `LOCKED` paid a failed CAS and a
 /// retry on both acquire and release there (`docs/abs.md`, "Round 3").
 ///
-/// Waiters wait in three stages, each bounded: **spin** (read the word, pause 1, 2, 4 ... 64, 64 ... times,
-/// until k pauses are spent; k only while the waiters spinning or yielding leave a core free, as Go's
-/// `canSpin`, and `crowded_spins` otherwise), **yield** (`sched_yield`, then read, up to `max_yields` times), **park** (on the lock's
+/// Waiters wait in three stages, each bounded: **spin** (read the word, pause 1, 2, 4 ... 64, 64 ...
+/// times, until k pauses are spent; k only while the waiters spinning or yielding leave a core free,
+/// after Go's `canSpin`, and `crowded_spins` otherwise), **yield** (`sched_yield`, then read, up to `max_yields` times), **park** (on the lock's
 /// queue until an unlock wakes it). An unlock wakes a sleeper only when no waiter is left spinning or
 /// yielding (concurrency restriction: past the cores, the threads circulating over the lock are the
 /// holder, the waiters still within their budget and at most one woken sleeper; the rest sleep and cost
@@ -461,21 +460,23 @@ impl<P: AbsProfile> RawAbsLock<P> {
         let mut spun_out = false;
         let acquired = 'wait: loop {
             let (mode, k) = self.policy_now(cfg);
-            let (spin_budget, yield_budget) = match mode {
-                Mode::Spin if active_before >= limits.max_active => (0, 0),
+            // `spins_k`: this round spins k, so its run-outs say something about k.
+            let (spin_budget, yield_budget, spins_k) = match mode {
+                Mode::Spin if active_before >= limits.max_active => (0, 0, false),
                 // canSpin: the cores are taken, so no long spin; but a yield among runnable threads can
-                // cost a scheduler slice, so first spin `crowded_spins` (calibrated: about one yield's cost).
+                // cost a scheduler slice, so spin `crowded_spins` (calibrated: about one yield's cost)
+                // before each yield. It does not depend on k, so its run-outs are not counted.
                 Mode::Spin if active_before >= limits.max_spinners => {
-                    (cfg.crowded_spins.min(k), cfg.max_yields)
+                    (cfg.crowded_spins.min(k), cfg.max_yields, false)
                 }
-                Mode::Spin => (k, cfg.max_yields),
-                Mode::Park => (cfg.park_spins, cfg.park_yields),
+                Mode::Spin => (k, cfg.max_yields, true),
+                Mode::Park => (cfg.park_spins, cfg.park_yields, false),
             };
             let mut state = self.hot.state.load(Ordering::Relaxed);
             let (mut spun, mut burst, mut yielded) = (0_u32, 1_u32, 0_u32);
             // RocketMQ's "r": this round's k spins ran out without the lock.
             let count_run_out = |tally: &mut WaitTally| {
-                if mode == Mode::Spin && spin_budget > 0 {
+                if spins_k && spin_budget > 0 {
                     tally.run_outs += 1;
                 }
             };
@@ -527,9 +528,10 @@ impl<P: AbsProfile> RawAbsLock<P> {
                     break 'wait false;
                 }
                 if yielded < yield_budget {
-                    // k spins ran out: yield, then spin k again (RocketMQ's back-off). The bursts keep
-                    // their length, as crossbeam's `Backoff` and parking_lot's `SpinWait` never restart:
-                    // starting again at 1 read the word 5-6 times per yield instead of 1-2.
+                    // The spin budget ran out: yield, then spin it again (RocketMQ's back-off). The bursts
+                    // keep their length, as crossbeam's `Backoff` and parking_lot's `SpinWait` never
+                    // restart (with the cap of 64 instead of 8, a waiter reads the word 1-2 times per
+                    // yield instead of 5-6).
                     count_run_out(&mut tally);
                     yield_now();
                     yielded += 1;
