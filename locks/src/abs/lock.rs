@@ -75,8 +75,8 @@ const MAX_BURST: u32 = 64;
 /// Waiters wait in three stages, each bounded: **spin** (read the word, pause 1, 2, 4 ... 64, 64 ...
 /// times, until k pauses are spent; k only while the waiters spinning or yielding leave a core free,
 /// after Go's `canSpin`, and `crowded_spins` otherwise), **yield** (`sched_yield`, then read and spin
-/// again, up to `max_yields` times), **park** (on the lock's queue until an unlock wakes it). An unlock wakes a sleeper only when no waiter is left spinning or
-/// yielding (concurrency restriction: past the cores, the threads circulating over the lock are the
+/// again, up to `max_yields` times), **park** (on the lock's queue until an unlock wakes it). An unlock
+/// wakes a sleeper only when no waiter is left spinning or yielding (concurrency restriction: past the cores, the threads circulating over the lock are the
 /// holder, the waiters still within their budget and at most one woken sleeper; the rest sleep and cost
 /// the holder nothing); `max_active` can also cap the waiters at entry. Once per `starve_after_us`, a
 /// holder releasing over sleepers hands the lock directly to the oldest one instead (starvation bound,
