@@ -72,15 +72,16 @@ const MAX_BURST: u32 = 64;
 /// and an earlier design whose CASes expected exactly `0` and exactly `LOCKED` paid a failed CAS and a
 /// retry on both acquire and release there (`docs/abs.md`, "Round 3").
 ///
-/// Waiters wait in three stages, each bounded: **spin** (read the word, pause 1, 2, 4 ... 64, 64 ...
-/// times, until k pauses are spent; k only while the waiters spinning or yielding leave a core free,
-/// after Go's `canSpin`, and `crowded_spins` otherwise), **yield** (`sched_yield`, then read and spin
-/// again, up to `max_yields` times), **park** (on the lock's queue until an unlock wakes it). An unlock
-/// wakes a sleeper only when no waiter is left spinning or yielding (concurrency restriction: past the cores, the threads circulating over the lock are the
-/// holder, the waiters still within their budget and at most one woken sleeper; the rest sleep and cost
-/// the holder nothing); `max_active` can also cap the waiters at entry. Once per `starve_after_us`, a
-/// holder releasing over sleepers hands the lock directly to the oldest one instead (starvation bound,
-/// parking_lot's eventual fairness): sleepers take turns at a bounded rate, and nobody sleeps forever.
+/// Waiters wait in three stages, each bounded: **spin** (read the word, pause 1, 2, 4 ... 64, 64 ... times,
+/// until k pauses are spent; k only while the waiters spinning or yielding leave a core free, after Go's
+/// `canSpin`, and `crowded_spins` otherwise), **yield** (`sched_yield`, then read and spin again, up to
+/// `max_yields` times), **park** (on the lock's queue until an unlock wakes it). An unlock wakes a sleeper
+/// only when no waiter is left spinning or yielding (concurrency restriction: past the cores, the threads
+/// circulating over the lock are the holder, the waiters still within their budget and at most one woken
+/// sleeper; the rest sleep and cost the holder nothing); `max_active` can also cap the waiters at entry. Once
+/// per `starve_after_us`, a holder releasing over sleepers hands the lock directly to the oldest one instead
+/// (starvation bound, parking_lot's eventual fairness): sleepers take turns at a bounded rate, and nobody
+/// sleeps forever.
 ///
 /// The *mode* and k live in a policy word that only decides how long a waiter spins and yields; the
 /// holder adapts them once per window of acquisitions (RocketMQ's rule, see [`decide`]), and no
