@@ -115,11 +115,6 @@ impl Strategy {
         }
     }
 
-    /// Whether this is one of the adaptive (ABS) locks, whose stats and trace the sweep reads.
-    pub fn is_abs(&self) -> bool {
-        matches!(self, Strategy::Abs | Strategy::AbsRocketMq | Strategy::AbsYield)
-    }
-
     /// How this strategy puts a record.
     pub fn put_path(&self) -> PutPath {
         match self {

@@ -107,8 +107,9 @@ pub(crate) fn cores() -> u32 {
 
 /// Upper clamp for any derived k, whatever the measured costs (1 000 000 pauses is ~25 ms here).
 pub const K_CEILING: u32 = 1_000_000;
-/// Upper clamp for the derived yield budget.
-pub const YIELD_CEILING: u32 = 10_000;
+/// Upper clamp for the derived yield budget: twice [`MAX_HANDOFF_YIELDS`] (blocking costs two
+/// hand-offs, and a hand-off is trusted up to that many yields).
+pub const YIELD_CEILING: u32 = 2 * MAX_HANDOFF_YIELDS;
 /// Largest futex hand-off the derived bounds trust, in yields: a heuristic set from this project's
 /// machine, where a hand-off (a futex wake plus a context switch on one core) measures 3.5-4.5 yields
 /// when the machine is not overloaded. A measurement above 8 is taken as load, the woken thread waiting
@@ -209,7 +210,7 @@ impl AbsConfig {
         let k_max = ratio(2.0 * handoff_ns, costs.spin_ns, K_CEILING)
             .min(k_min.saturating_mul(2 * MAX_HANDOFF_YIELDS))
             .max(k_min);
-        let max_yields = ratio(2.0 * handoff_ns, costs.yield_ns, YIELD_CEILING).min(2 * MAX_HANDOFF_YIELDS);
+        let max_yields = ratio(2.0 * handoff_ns, costs.yield_ns, YIELD_CEILING);
         AbsConfig {
             k_init: k_min,
             k_min,
