@@ -21,7 +21,7 @@
 use abslock::{
     AbsConfig, AbsProfile, Calibrated, RawAbsLock, RawBackoffLock, RawCasSpinLock, RawSpinLock, RocketMq,
 };
-use abslock_benches::ablations::YieldWhenCrowded;
+use abslock_benches::ablations::{SpinWhenCrowded, YieldWhenCrowded};
 use abslock_benches::counter::Counter;
 use abslock_benches::cpu::process_ns;
 use abslock_benches::pool::{Pool, units_per_ns};
@@ -77,6 +77,7 @@ const STRATEGIES: &[(&str, Runner)] = &[
     ("abs-entry-cap", sample::<lock_api::Mutex<RawAbsLock<EntryCap>, u64>>),
     ("abs-no-bound", sample::<lock_api::Mutex<RawAbsLock<NoBound>, u64>>),
     ("abs-yield", sample::<lock_api::Mutex<RawAbsLock<YieldWhenCrowded>, u64>>),
+    ("abs-spin", sample::<lock_api::Mutex<RawAbsLock<SpinWhenCrowded>, u64>>),
     ("std", sample::<std::sync::Mutex<u64>>),
     ("spin-crate", sample::<spin::Mutex<u64>>),
 ];

@@ -5,8 +5,8 @@ use abslock::{AbsConfig, AbsProfile};
 use std::sync::OnceLock;
 
 /// The calibrated config with `crowded_spins: 0`: a waiter that finds `max_spinners` waiters already
-/// spinning or yielding yields at once, as crowded waiters did in rounds 2-3 (the round-4 bursts stay;
-/// sweep strategy `abs-yield`).
+/// spinning or yielding always yields at once, as crowded waiters did in rounds 2-3 (the round-4 bursts
+/// stay; sweep strategy `abs-yield`).
 #[derive(Debug)]
 pub enum YieldWhenCrowded {}
 
@@ -14,5 +14,18 @@ impl AbsProfile for YieldWhenCrowded {
     fn config() -> &'static AbsConfig {
         static C: OnceLock<AbsConfig> = OnceLock::new();
         C.get_or_init(|| AbsConfig { crowded_spins: 0, ..*AbsConfig::calibrated() })
+    }
+}
+
+/// The calibrated config with `crowded_trial: false`: a waiter that finds `max_spinners` waiters already
+/// spinning or yielding always spins `crowded_spins` before each yield, as in round 4, without the trial
+/// that may switch it to yielding at once (sweep strategy `abs-spin`).
+#[derive(Debug)]
+pub enum SpinWhenCrowded {}
+
+impl AbsProfile for SpinWhenCrowded {
+    fn config() -> &'static AbsConfig {
+        static C: OnceLock<AbsConfig> = OnceLock::new();
+        C.get_or_init(|| AbsConfig { crowded_trial: false, ..*AbsConfig::calibrated() })
     }
 }

@@ -59,6 +59,7 @@ pub fn traced_window(
         Strategy::Abs => run.with(|| <abslock::RawAbsLock<abslock::Calibrated>>::INIT),
         Strategy::AbsRocketMq => run.with(|| <abslock::RawAbsLock<abslock::RocketMq>>::INIT),
         Strategy::AbsYield => run.with(|| <abslock::RawAbsLock<crate::ablations::YieldWhenCrowded>>::INIT),
+        Strategy::AbsSpin => run.with(|| <abslock::RawAbsLock<crate::ablations::SpinWhenCrowded>>::INIT),
         Strategy::ParkingLot => run.with(|| <parking_lot::RawMutex as RawMutex>::INIT),
         Strategy::Std => run.with(|| RawStdMutex::INIT),
         Strategy::SpinCrate => run.with(|| RawSpinCrateMutex::INIT),

@@ -31,6 +31,10 @@ pub enum Strategy {
     /// `abs-yield`: `abslock::RawAbsLock` with the calibrated profile but `crowded_spins: 0`
     /// ([`crate::ablations::YieldWhenCrowded`]): an ablation, not in the default lists.
     AbsYield,
+    /// `abs-spin`: `abslock::RawAbsLock` with the calibrated profile but `crowded_trial: false`
+    /// ([`crate::ablations::SpinWhenCrowded`]: crowded waiters always spin `crowded_spins`, round
+    /// 4's rule): an ablation, not in the default lists.
+    AbsSpin,
     /// `parking_lot`: `parking_lot::RawMutex` (peer).
     ParkingLot,
     /// `std`: `std::sync::Mutex<()>` (peer).
@@ -68,6 +72,7 @@ pub const ALL_STRATEGIES: &[Strategy] = &[
     Strategy::Abs,
     Strategy::AbsRocketMq,
     Strategy::AbsYield,
+    Strategy::AbsSpin,
     Strategy::ParkingLot,
     Strategy::Std,
     Strategy::SpinCrate,
@@ -89,7 +94,7 @@ pub enum StrategyError {
     /// The name is none of the known strategies.
     #[error(
         "unknown strategy `{0}`: expected one of cas-spin, spin, backoff-k<N> (e.g. backoff-k100), \
-         abs, abs-rocketmq, abs-yield, parking_lot, std, spin-crate, sequencer, combining"
+         abs, abs-rocketmq, abs-yield, abs-spin, parking_lot, std, spin-crate, sequencer, combining"
     )]
     Unknown(String),
     /// `backoff-k<N>` with an N that is not a number in `0..=MAX_BACKOFF_K`.
@@ -107,6 +112,7 @@ impl Strategy {
             Strategy::Abs => "abs".into(),
             Strategy::AbsRocketMq => "abs-rocketmq".into(),
             Strategy::AbsYield => "abs-yield".into(),
+            Strategy::AbsSpin => "abs-spin".into(),
             Strategy::ParkingLot => "parking_lot".into(),
             Strategy::Std => "std".into(),
             Strategy::SpinCrate => "spin-crate".into(),
@@ -143,6 +149,7 @@ impl FromStr for Strategy {
             "abs" => Strategy::Abs,
             "abs-rocketmq" => Strategy::AbsRocketMq,
             "abs-yield" => Strategy::AbsYield,
+            "abs-spin" => Strategy::AbsSpin,
             "parking_lot" => Strategy::ParkingLot,
             "std" => Strategy::Std,
             "spin-crate" => Strategy::SpinCrate,

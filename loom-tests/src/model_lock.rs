@@ -53,7 +53,8 @@ impl AbsProfile for Adaptive {
             park_yields: 0,
             window: 1,
             max_spinners: 0,
-            crowded_spins: 0,
+            crowded_spins: 1,
+            crowded_trial: true,
             max_active: 0,
             starve_after_us: u32::MAX,
         };

@@ -49,18 +49,27 @@ pub struct AbsConfig {
     /// when it found `max_spinners` waiters already spinning or yielding; at most k, so `u32::MAX` makes
     /// `max_spinners` limit nothing. Calibrated: `k_min`, about one yield's cost, which with
     /// `max_yields` is park mode's budget (`park_spins`, `park_yields`). RocketMQ: 0 (never used, its
-    /// `max_spinners` is `u32::MAX`). A trade-off, measured both ways in `docs/abs.md`, round 4
-    /// (sweep strategy `abs-yield` is `crowded_spins: 0`):
-    /// - `k_min`: a `sched_yield` among runnable threads can cost a whole scheduler slice, so on the
+    /// `max_spinners` is `u32::MAX`). A trade-off, measured both ways in `docs/abs.md`, rounds 4 and 5
+    /// (sweep strategy `abs-yield` is `crowded_spins: 0`, `abs-spin` is `crowded_trial: false`), which
+    /// [`crowded_trial`](Self::crowded_trial) settles per lock at run time:
+    /// - spinning: a `sched_yield` among runnable threads can cost a whole scheduler slice, so on the
     ///   real put path (the store target, most of a put outside the lock) spinning first keeps the
     ///   p99.9 acquire latency at 16 threads near `parking_lot`'s, where yielding at once put it in the
     ///   hundreds of microseconds;
-    /// - `0`: better where threads do nothing but take the lock (the lock-bound target at 4-16 threads
-    ///   with 128 B and 1 KiB records): a waiter that catches the lock early is one more change of
-    ///   holder, and each moves the lock's cache lines between cores.
+    /// - yielding at once: better where threads do nothing but take the lock (the lock-bound target at
+    ///   4-16 threads with 128 B and 1 KiB records): a waiter that catches the lock early is one more
+    ///   change of holder, and each moves the lock's cache lines between cores.
     ///
     /// Ours.
     pub crowded_spins: u32,
+    /// Whether the lock measures both sides of the `crowded_spins` trade-off and keeps the faster
+    /// ([`decide_crowded`](crate::decide_crowded)): every 256 windows, 4 windows with crowded waiters
+    /// spinning `crowded_spins` and 4 with them yielding at once, in ABBA order, compared by time per
+    /// acquisition (one clock read per window, by the holder); spinning is kept unless yielding is 5%
+    /// faster. The first trial starts after 16 windows. `false`: crowded waiters always spin
+    /// `crowded_spins` (round 4's rule). Calibrated: `true`. RocketMQ: `false` (its `crowded_spins` is
+    /// 0, so there is nothing to try). Ours.
+    pub crowded_trial: bool,
     /// Waiters that may spin or yield at once; a newcomer that finds this many parks at once (an entry
     /// cap on the threads circulating over the lock, after Dice, "Malthusian Locks", EuroSys 2017). `0`:
     /// the number of cores. `u32::MAX`: no cap, the calibrated default and RocketMQ's: the cap cost
@@ -144,6 +153,7 @@ impl AbsConfig {
         window: DEFAULT_WINDOW,
         max_spinners: u32::MAX,
         crowded_spins: 0,
+        crowded_trial: false,
         max_active: u32::MAX,
         starve_after_us: u32::MAX,
     };
@@ -225,6 +235,7 @@ impl AbsConfig {
             window: DEFAULT_WINDOW,
             max_spinners: 0,
             crowded_spins: k_min,
+            crowded_trial: true,
             max_active: u32::MAX,
             starve_after_us: DEFAULT_STARVE_AFTER_US,
         }

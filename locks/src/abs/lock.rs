@@ -6,6 +6,7 @@ use super::config::AbsConfig;
 use super::policy::{Decision, WindowStats, decide};
 use super::profile::{AbsProfile, Calibrated};
 use super::stats::{AbsStats, Mode, TracePoint};
+use super::trial::{CrowdedTrial, decide_crowded};
 use crate::holder_counter::HolderCounter;
 use crate::sync::{
     AtomicU32, AtomicU64, Deadline, OnceLock, Ordering, ParkQueue, Parked, TraceMutex, deadline_passed,
@@ -45,8 +46,15 @@ const ACTIVE_MASK: u32 = WAITER - 1;
 const POLICY_SET: u32 = 1 << 30;
 /// Policy word: waiters park ([`Mode::Park`]); clear means [`Mode::Spin`].
 const POLICY_PARK: u32 = 1 << 31;
+/// Policy word: crowded waiters yield at once (the last trial found yielding faster, see
+/// [`decide_crowded`]); clear means they spin `crowded_spins` before each yield.
+const POLICY_CROWDED_YIELD: u32 = 1 << 29;
+/// Crowded-spin trial clock: bits holding the window's start time in microseconds (2^48 us is 8.9 years).
+const TRIAL_CLOCK_BITS: u32 = 48;
+/// Crowded-spin trial clock: the mask of the start time.
+const TRIAL_CLOCK_MASK: u64 = (1 << TRIAL_CLOCK_BITS) - 1;
 /// Policy word: the bits holding k.
-const POLICY_K: u32 = POLICY_SET - 1;
+const POLICY_K: u32 = POLICY_CROWDED_YIELD - 1;
 
 /// Longest single pause burst of the exponential back-off, in pause hints (crossbeam's `Backoff` stops
 /// at 2^6; parking_lot's `SpinWait` at 2^3). Every read of the word by a waiter costs the holder a
@@ -84,9 +92,11 @@ const MAX_BURST: u32 = 64;
 /// (starvation bound, parking_lot's eventual fairness): sleepers take turns at a bounded rate, and nobody
 /// sleeps forever.
 ///
-/// The *mode* and k live in a policy word that only decides how long a waiter spins and yields; the
-/// holder adapts them once per window of acquisitions (RocketMQ's rule, see [`decide`]), and no
-/// acquisition or release depends on them, so [`set_mode`](Self::set_mode) is safe at any moment.
+/// The *mode*, k and whether crowded waiters spin at all live in a policy word that only decides how
+/// long a waiter spins and yields; the holder adapts mode and k once per window of acquisitions
+/// (RocketMQ's rule, see [`decide`]) and settles the crowded waiters' spin by a periodic trial that
+/// times both settings ([`decide_crowded`]). No acquisition or release depends on the policy word, so
+/// [`set_mode`](Self::set_mode) is safe at any moment.
 ///
 /// At most 65 535 threads may wait on one lock at the same time (the waiter register packs two 16-bit
 /// counts into one `AtomicU32`); more would corrupt the statistics and the spinning rule, not exclusion.
@@ -146,6 +156,13 @@ struct Counters {
     window_run_outs: HolderCounter,
     window_waiters_seen: HolderCounter,
     critical_milli: HolderCounter,
+    /// The crowded-spin trial: the current window's start in microseconds (since [`now_us`]'s origin) in
+    /// the low 48 bits, the window's position in the trial cycle above them.
+    trial_clock: HolderCounter,
+    /// The trial's summed time per acquisition while crowded waiters spun, in ps.
+    trial_spin_ps: HolderCounter,
+    /// The same while they yielded at once.
+    trial_yield_ps: HolderCounter,
     /// Microseconds (since [`now_us`]'s origin) after which a release over sleepers hands off; 0 until
     /// the first contended release.
     fair_at: HolderCounter,
@@ -195,6 +212,9 @@ impl<P: AbsProfile> RawAbsLock<P> {
                     window_run_outs: HolderCounter::new(),
                     window_waiters_seen: HolderCounter::new(),
                     critical_milli: HolderCounter::new(),
+                    trial_clock: HolderCounter::new(),
+                    trial_spin_ps: HolderCounter::new(),
+                    trial_yield_ps: HolderCounter::new(),
                     fair_at: HolderCounter::new(),
                 },
                 shared: Shared {
@@ -349,7 +369,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
             }
             match self.hot.policy.compare_exchange(
                 current,
-                encode_policy(mode, k),
+                encode_policy(mode, k) | (current & POLICY_CROWDED_YIELD),
                 Ordering::Relaxed,
                 Ordering::Relaxed,
             ) {
@@ -362,9 +382,11 @@ impl<P: AbsProfile> RawAbsLock<P> {
 
     /// The counters since creation, with the current k and mode.
     pub fn stats(&self) -> AbsStats {
-        let (mode, k) = self.policy_now(P::config());
+        let raw = self.hot.policy.load(Ordering::Relaxed);
+        let (mode, k) = decode_policy(raw, P::config());
         let c = &self.counters;
         AbsStats {
+            crowded_yield: raw & POLICY_CROWDED_YIELD != 0,
             acquisitions: c.acquisitions.get(),
             contended: c.contended.get(),
             spins: c.spins.get(),
@@ -461,15 +483,18 @@ impl<P: AbsProfile> RawAbsLock<P> {
         // A timed lock gave up while spinning or yielding (still counted active), not in the park.
         let mut spun_out = false;
         let acquired = 'wait: loop {
-            let (mode, k) = self.policy_now(cfg);
+            let raw = self.hot.policy.load(Ordering::Relaxed);
+            let (mode, k) = decode_policy(raw, cfg);
             // `spins_k`: this round spins k, so its run-outs say something about k.
             let (spin_budget, yield_budget, spins_k) = match mode {
                 Mode::Spin if active_before >= limits.max_active => (0, 0, false),
                 // canSpin: the cores are taken, so no long spin; but a yield among runnable threads can
                 // cost a scheduler slice, so spin `crowded_spins` (calibrated: about one yield's cost)
-                // before each yield. It does not depend on k, so its run-outs are not counted.
+                // before each yield, unless the last trial found yielding at once faster. It does not
+                // depend on k, so its run-outs are not counted.
                 Mode::Spin if active_before >= limits.max_spinners => {
-                    (cfg.crowded_spins.min(k), cfg.max_yields, false)
+                    let budget = if raw & POLICY_CROWDED_YIELD != 0 { 0 } else { cfg.crowded_spins.min(k) };
+                    (budget, cfg.max_yields, false)
                 }
                 Mode::Spin => (k, cfg.max_yields, true),
                 Mode::Park => (cfg.park_spins, cfg.park_yields, false),
@@ -772,16 +797,16 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 Some((Mode::Park, k))
             }
         };
+        let crowded_yield = self.crowded_trial(cfg, acquisitions, raw & POLICY_CROWDED_YIELD != 0);
         let (mut new_mode, mut new_k) = (mode, k);
-        if let Some((m, k)) = next {
-            let swapped = self
-                .hot
-                .policy
-                .compare_exchange(raw, encode_policy(m, k), Ordering::Relaxed, Ordering::Relaxed)
-                .is_ok();
+        let (next_mode, next_k) = next.unwrap_or((mode, k));
+        let wanted = encode_policy(next_mode, next_k) | if crowded_yield { POLICY_CROWDED_YIELD } else { 0 };
+        if wanted != raw {
+            let swapped =
+                self.hot.policy.compare_exchange(raw, wanted, Ordering::Relaxed, Ordering::Relaxed).is_ok();
             if swapped {
-                (new_mode, new_k) = (m, k);
-                if m != mode {
+                (new_mode, new_k) = (next_mode, next_k);
+                if next_mode != mode {
                     self.shared.mode_switches.fetch_add(1, Ordering::Relaxed);
                 }
             }
@@ -795,6 +820,35 @@ impl<P: AbsProfile> RawAbsLock<P> {
         {
             b.points.push(TracePoint { acquisition: n, k: new_k, mode: new_mode });
         }
+    }
+
+    /// Holder-only, at the end of a window of `acquisitions`: one step of the crowded-spin trial
+    /// ([`decide_crowded`]); returns whether crowded waiters yield at once in the next window. Off
+    /// (always spinning) unless `crowded_trial` is set and `crowded_spins` is not 0 (both settings
+    /// are then the same).
+    fn crowded_trial(&self, cfg: &AbsConfig, acquisitions: u64, yielded: bool) -> bool {
+        if !cfg.crowded_trial || cfg.crowded_spins == 0 {
+            return false;
+        }
+        let c = &self.counters;
+        let now = now_us() & TRIAL_CLOCK_MASK;
+        let clock = c.trial_clock.get();
+        let started = clock & TRIAL_CLOCK_MASK;
+        let position = u32::try_from(clock >> TRIAL_CLOCK_BITS).unwrap_or(0);
+        // The first window of a lock has no start time: it counts as 0 ps, which no trial window is.
+        let window_ps = if started == 0 {
+            0
+        } else {
+            let ps = u128::from(now.saturating_sub(started)) * 1_000_000 / u128::from(acquisitions.max(1));
+            u64::try_from(ps).unwrap_or(u64::MAX)
+        };
+        let trial =
+            CrowdedTrial { position, spin_ps: c.trial_spin_ps.get(), yield_ps: c.trial_yield_ps.get() };
+        let (next, yield_next) = decide_crowded(trial, yielded, window_ps);
+        c.trial_clock.set(now.max(1) | (u64::from(next.position) << TRIAL_CLOCK_BITS));
+        c.trial_spin_ps.set(next.spin_ps);
+        c.trial_yield_ps.set(next.yield_ps);
+        yield_next
     }
 }
 
@@ -837,6 +891,82 @@ mod tests {
             }
         }
         assert_eq!(decode_policy(0, &cfg), (Mode::Spin, 1000));
+    }
+}
+
+#[cfg(all(test, not(abslock_loom)))]
+mod trial_tests {
+    use super::*;
+    use crate::abs::trial::{TRIAL_PATTERN, TRIAL_START};
+
+    /// The calibrated profile with one-acquisition windows, so a single thread walks the trial.
+    enum EveryAcquisition {}
+
+    impl AbsProfile for EveryAcquisition {
+        const CHECK_INTERVAL: u64 = 1;
+        fn config() -> &'static AbsConfig {
+            static C: std::sync::OnceLock<AbsConfig> = std::sync::OnceLock::new();
+            C.get_or_init(|| AbsConfig { window: 1, crowded_spins: 4, ..*AbsConfig::calibrated() })
+        }
+    }
+
+    enum NoTrial {}
+
+    impl AbsProfile for NoTrial {
+        const CHECK_INTERVAL: u64 = 1;
+        fn config() -> &'static AbsConfig {
+            static C: std::sync::OnceLock<AbsConfig> = std::sync::OnceLock::new();
+            C.get_or_init(|| AbsConfig { crowded_trial: false, ..*EveryAcquisition::config() })
+        }
+    }
+
+    /// Whether crowded waiters yield at once after each of `n` acquisitions of a fresh lock.
+    fn crowded_yield_after_each<P: AbsProfile>(n: u32) -> Vec<bool> {
+        let lock = RawAbsLock::<P>::new();
+        (0..n)
+            .map(|_| {
+                lock.raw_lock();
+                // SAFETY: locked on the line above, by this thread.
+                unsafe { lock.raw_unlock() };
+                lock.stats().crowded_yield
+            })
+            .collect()
+    }
+
+    /// The settings a trial tries do not depend on time: the lock walks `TRIAL_PATTERN` window by window
+    /// (each window is one acquisition here), whatever the clock says, and keeps the mode and k.
+    #[test]
+    fn the_lock_tries_both_settings_in_the_pattern() {
+        let start = TRIAL_START as usize;
+        let seen = crowded_yield_after_each::<EveryAcquisition>(TRIAL_START + TRIAL_PATTERN.len() as u32 + 1);
+        // Acquisition i (from 0) ends the window at position i of the cycle and sets the setting of
+        // position i + 1.
+        assert!(seen[..start - 1].iter().all(|y| !y), "{seen:?}");
+        assert_eq!(seen[start - 1..start - 1 + TRIAL_PATTERN.len()], TRIAL_PATTERN, "{seen:?}");
+    }
+
+    #[test]
+    fn without_the_trial_crowded_waiters_always_spin() {
+        let seen = crowded_yield_after_each::<NoTrial>(TRIAL_START + TRIAL_PATTERN.len() as u32);
+        assert!(seen.iter().all(|y| !y), "{seen:?}");
+    }
+
+    /// A forced mode switch keeps the trial's setting, and the trial's changes keep the forced mode.
+    #[test]
+    fn set_mode_and_the_trial_keep_each_others_bits() {
+        let lock = RawAbsLock::<EveryAcquisition>::new();
+        lock.set_mode(Mode::Park);
+        let mut seen = Vec::new();
+        for _ in 0..TRIAL_START + 2 {
+            lock.raw_lock();
+            // SAFETY: locked on the line above, by this thread.
+            unsafe { lock.raw_unlock() };
+            seen.push((lock.stats().crowded_yield, lock.mode()));
+        }
+        assert!(seen.iter().any(|(y, _)| *y), "{seen:?}");
+        let before = lock.stats().crowded_yield;
+        lock.set_mode(Mode::Spin);
+        assert_eq!(lock.stats().crowded_yield, before);
     }
 }
 

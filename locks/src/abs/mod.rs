@@ -8,3 +8,4 @@ pub(crate) mod lock;
 pub(crate) mod policy;
 pub(crate) mod profile;
 pub(crate) mod stats;
+pub(crate) mod trial;

@@ -54,6 +54,10 @@ pub struct AbsStats {
     pub k: u32,
     /// Current waiting mode.
     pub mode: Mode,
+    /// Whether crowded waiters (past the canSpin limit) currently yield at once instead of spinning
+    /// `crowded_spins` first: the last crowded-spin trial found yielding faster
+    /// ([`decide_crowded`](crate::decide_crowded)).
+    pub crowded_yield: bool,
 }
 
 /// One policy decision, recorded when tracing is on ([`enable_trace`](crate::RawAbsLock::enable_trace)).

@@ -1,0 +1,154 @@
+//! The crowded-spin trial as a pure function: [`decide_crowded`]`(trial, yielded, window_ps)`.
+//!
+//! Like [`decide`](super::policy::decide), the lock's holder calls it at the end of each window, so it
+//! needs no synchronisation of its own, and tests feed it numbers directly.
+
+/// Windows at the start of each trial cycle that keep the current choice, then [`TRIAL_PATTERN`]'s
+/// windows try both settings, then the rest of [`TRIAL_PERIOD`] keeps the winner.
+pub const TRIAL_START: u32 = 16;
+/// The settings tried, one window each (`true`: crowded waiters yield at once), in an ABBA order so a
+/// drift in load over the trial favours neither.
+pub const TRIAL_PATTERN: [bool; 8] = [false, true, true, false, false, true, true, false];
+/// Windows in one trial cycle: a trial every 256 windows, so the losing setting runs 4 windows in 256
+/// (1.6% of the time). Windows are [`AbsConfig::window`](crate::AbsConfig::window) acquisitions (1024 by default).
+pub const TRIAL_PERIOD: u32 = 256;
+/// Yielding at once must take this many percent less time per acquisition than spinning to win a
+/// trial: on a tie, crowded waiters keep spinning, which is what keeps the acquire tail short.
+pub const TRIAL_MARGIN_PERCENT: u64 = 5;
+
+/// The crowded-spin trial's state between windows (kept by the lock holder).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CrowdedTrial {
+    /// Window number within the cycle, `0..TRIAL_PERIOD`.
+    pub position: u32,
+    /// This cycle's summed time per acquisition of the windows whose crowded waiters spun, in ps.
+    pub spin_ps: u64,
+    /// The same for the windows whose crowded waiters yielded at once, in ps.
+    pub yield_ps: u64,
+}
+
+/// The crowded-spin rule (ours): whether crowded waiters (past the canSpin limit) spin
+/// `crowded_spins` before each yield or yield at once is decided by measuring both. Every
+/// [`TRIAL_PERIOD`] windows, [`TRIAL_PATTERN`] runs each setting for 4 windows; the one with the shorter
+/// time per acquisition (the lock's throughput) is kept for the rest of the cycle, spinning unless
+/// yielding wins by [`TRIAL_MARGIN_PERCENT`]. Takes the trial state, whether the window that just ended
+/// yielded, and its time per acquisition in ps; returns the next state and whether the next window
+/// yields.
+///
+/// Why a measurement and not a signal: with nothing outside the lock, a crowded waiter that spins wins
+/// the lock from a holder that would have taken it again, and each change of holder moves the lock's
+/// lines between cores, so yielding at once is faster; on the store's put path and with work outside the
+/// lock, the spin is what keeps a waiter from losing a scheduler slice, so spinning is faster, with a
+/// p99.9 acquire latency hundreds of times lower. Neither the crowded spins' success rate nor the share
+/// of contended acquisitions tells the two apart (`docs/abs.md`, round 5, gives both measurements).
+pub fn decide_crowded(trial: CrowdedTrial, yielded: bool, window_ps: u64) -> (CrowdedTrial, bool) {
+    let trial_end = TRIAL_START + TRIAL_PATTERN.len() as u32;
+    let mut next = trial;
+    if (TRIAL_START..trial_end).contains(&trial.position) {
+        if yielded {
+            next.yield_ps = next.yield_ps.saturating_add(window_ps);
+        } else {
+            next.spin_ps = next.spin_ps.saturating_add(window_ps);
+        }
+    }
+    next.position = (trial.position + 1) % TRIAL_PERIOD;
+    let yield_next = if (TRIAL_START..trial_end).contains(&next.position) {
+        TRIAL_PATTERN[(next.position - TRIAL_START) as usize]
+    } else if next.position == trial_end {
+        let won = next.spin_ps > 0
+            && u128::from(next.yield_ps) * 100
+                < u128::from(next.spin_ps) * u128::from(100 - TRIAL_MARGIN_PERCENT);
+        next.spin_ps = 0;
+        next.yield_ps = 0;
+        won
+    } else {
+        yielded
+    };
+    (next, yield_next)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs one whole trial from the start of a cycle with the given time per acquisition for each
+    /// setting; returns the setting chosen for the windows after it.
+    fn run_trial(spin_ps: u64, yield_ps: u64) -> bool {
+        let mut trial = CrowdedTrial::default();
+        let mut yielding = false;
+        for _ in 0..TRIAL_START + TRIAL_PATTERN.len() as u32 {
+            let ps = if yielding { yield_ps } else { spin_ps };
+            (trial, yielding) = decide_crowded(trial, yielding, ps);
+        }
+        assert_eq!(trial.position, TRIAL_START + TRIAL_PATTERN.len() as u32);
+        assert_eq!((trial.spin_ps, trial.yield_ps), (0, 0), "the sums restart after each trial");
+        yielding
+    }
+
+    #[test]
+    fn tries_each_setting_in_the_pattern_order() {
+        let mut trial = CrowdedTrial::default();
+        let mut yielding = false;
+        let mut seen = Vec::new();
+        for _ in 0..TRIAL_START + TRIAL_PATTERN.len() as u32 - 1 {
+            (trial, yielding) = decide_crowded(trial, yielding, 1000);
+            if trial.position >= TRIAL_START {
+                seen.push(yielding);
+            }
+        }
+        assert_eq!(seen, TRIAL_PATTERN);
+    }
+
+    #[test]
+    fn keeps_spinning_before_the_first_trial() {
+        let mut trial = CrowdedTrial::default();
+        for _ in 0..TRIAL_START - 1 {
+            let (next, yielding) = decide_crowded(trial, false, 1);
+            assert!(!yielding);
+            trial = next;
+        }
+    }
+
+    #[test]
+    fn yields_only_when_yielding_wins_by_the_margin() {
+        assert!(run_trial(100_000, 90_000), "10% faster wins");
+        assert!(!run_trial(100_000, 96_000), "4% faster is a tie: keep spinning");
+        assert!(!run_trial(100_000, 100_000));
+        assert!(!run_trial(90_000, 100_000));
+    }
+
+    #[test]
+    fn no_time_measured_means_spinning() {
+        // Under loom (or a clock that does not move) every window measures 0 ps.
+        assert!(!run_trial(0, 0));
+    }
+
+    #[test]
+    fn the_choice_holds_until_the_next_trial_then_repeats() {
+        let mut trial = CrowdedTrial::default();
+        let mut yielding = false;
+        for _ in 0..TRIAL_START + TRIAL_PATTERN.len() as u32 {
+            let ps = if yielding { 50_000 } else { 100_000 };
+            (trial, yielding) = decide_crowded(trial, yielding, ps);
+        }
+        assert!(yielding);
+        // Kept for the rest of the cycle, whatever the windows measure.
+        while trial.position != 0 {
+            (trial, yielding) = decide_crowded(trial, yielding, 1);
+            assert!(yielding);
+        }
+        // The next cycle keeps it for TRIAL_START windows, then tries again, this time with spinning
+        // faster.
+        for _ in 0..TRIAL_START + TRIAL_PATTERN.len() as u32 {
+            let ps = if yielding { 100_000 } else { 50_000 };
+            (trial, yielding) = decide_crowded(trial, yielding, ps);
+        }
+        assert!(!yielding);
+    }
+
+    #[test]
+    fn saturates_instead_of_overflowing() {
+        assert!(!run_trial(u64::MAX, u64::MAX));
+        assert!(run_trial(u64::MAX, 1));
+    }
+}
