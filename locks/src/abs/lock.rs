@@ -6,7 +6,7 @@ use super::config::AbsConfig;
 use super::policy::{Decision, WindowStats, decide};
 use super::profile::{AbsProfile, Calibrated};
 use super::stats::{AbsStats, Mode, TracePoint};
-use super::trial::{CrowdedTrial, decide_crowded};
+use super::trial::{CrowdedTrial, TrialArm, decide_crowded};
 use crate::holder_counter::HolderCounter;
 use crate::sync::{
     AtomicU32, AtomicU64, Deadline, OnceLock, Ordering, ParkQueue, Parked, TraceMutex, deadline_passed,
@@ -159,10 +159,10 @@ struct Counters {
     /// The crowded-spin trial: the current window's start in microseconds (since [`now_us`]'s origin) in
     /// the low 48 bits, the window's position in the trial cycle above them.
     trial_clock: HolderCounter,
-    /// The trial's summed time per acquisition while crowded waiters spun, in ps.
-    trial_spin_ps: HolderCounter,
+    /// The trial's windows while crowded waiters spun ([`pack_arm`]).
+    trial_spin: HolderCounter,
     /// The same while they yielded at once.
-    trial_yield_ps: HolderCounter,
+    trial_yield: HolderCounter,
     /// Microseconds (since [`now_us`]'s origin) after which a release over sleepers hands off; 0 until
     /// the first contended release.
     fair_at: HolderCounter,
@@ -213,8 +213,8 @@ impl<P: AbsProfile> RawAbsLock<P> {
                     window_waiters_seen: HolderCounter::new(),
                     critical_milli: HolderCounter::new(),
                     trial_clock: HolderCounter::new(),
-                    trial_spin_ps: HolderCounter::new(),
-                    trial_yield_ps: HolderCounter::new(),
+                    trial_spin: HolderCounter::new(),
+                    trial_yield: HolderCounter::new(),
                     fair_at: HolderCounter::new(),
                 },
                 shared: Shared {
@@ -840,16 +840,28 @@ impl<P: AbsProfile> RawAbsLock<P> {
             0
         } else {
             let ps = u128::from(now.saturating_sub(started)) * 1_000_000 / u128::from(acquisitions.max(1));
-            u64::try_from(ps).unwrap_or(u64::MAX)
+            u32::try_from(ps).unwrap_or(u32::MAX)
         };
-        let trial =
-            CrowdedTrial { position, spin_ps: c.trial_spin_ps.get(), yield_ps: c.trial_yield_ps.get() };
+        let trial = CrowdedTrial {
+            position,
+            spin: unpack_arm(c.trial_spin.get()),
+            yielded: unpack_arm(c.trial_yield.get()),
+        };
         let (next, yield_next) = decide_crowded(trial, yielded, window_ps);
         c.trial_clock.set(now.max(1) | (u64::from(next.position) << TRIAL_CLOCK_BITS));
-        c.trial_spin_ps.set(next.spin_ps);
-        c.trial_yield_ps.set(next.yield_ps);
+        c.trial_spin.set(pack_arm(next.spin));
+        c.trial_yield.set(pack_arm(next.yielded));
         yield_next
     }
+}
+
+/// A trial arm in one counter: the total in the low 32 bits, the slowest window above.
+fn pack_arm(arm: TrialArm) -> u64 {
+    u64::from(arm.total_ps) | (u64::from(arm.slowest_ps) << 32)
+}
+
+fn unpack_arm(v: u64) -> TrialArm {
+    TrialArm { total_ps: v as u32, slowest_ps: (v >> 32) as u32 }
 }
 
 fn decode_policy(raw: u32, cfg: &AbsConfig) -> (Mode, u32) {
