@@ -12,11 +12,12 @@
 //! then each strategy's median ratio to it with the smallest and largest round's ratio, and the median
 //! ratio of process CPU time per acquisition. Ratios below 1 are faster than `parking_lot`.
 //!
-//! Three ablations of `abs` ride along, so `docs/abs.md`'s reasons for its defaults can be re-run:
+//! Four ablations of `abs` ride along, so `docs/abs.md`'s reasons for its defaults can be re-run:
 //! `abs-entry-cap` (the calibrated config with `max_active: 0`, at most as many waiters circulating as
 //! cores, newcomers beyond them parking at once), `abs-no-bound` (`starve_after_us: u32::MAX`, no
-//! starvation hand-off) and `abs-yield` (`crowded_spins: 0`, a waiter past the canSpin limit yields at
-//! once). Ours.
+//! starvation hand-off), `abs-yield` (`crowded_spins: 0`, a waiter past the canSpin limit always yields
+//! at once) and `abs-spin` (`crowded_trial: false`, such a waiter always spins `crowded_spins` first).
+//! Ours.
 
 use abslock::{
     AbsConfig, AbsProfile, Calibrated, RawAbsLock, RawBackoffLock, RawCasSpinLock, RawSpinLock, RocketMq,
@@ -65,7 +66,7 @@ fn sample<M: Counter>(threads: usize, units: u64, iters: u64) -> Sample {
 
 type Runner = fn(usize, u64, u64) -> Sample;
 
-/// Every strategy of `locks/contended` and the three ablations, `parking_lot` first (the peer of every
+/// Every strategy of `locks/contended` and the four ablations, `parking_lot` first (the peer of every
 /// ratio).
 const STRATEGIES: &[(&str, Runner)] = &[
     ("parking_lot", sample::<lock_api::Mutex<parking_lot::RawMutex, u64>>),

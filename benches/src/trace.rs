@@ -118,6 +118,7 @@ mod tests {
                 acquisition: i * 256,
                 k: (i as u32 % 5) * 10,
                 mode: if i % 7 == 0 { Mode::Park } else { Mode::Spin },
+                crowded_yield: false,
             })
             .collect();
         draw(&path, "trace", &pts).unwrap();

@@ -53,10 +53,11 @@ struct RunArgs {
     /// Targets, comma separated [default: lock-bound,store].
     #[arg(long, value_enum, value_delimiter = ',')]
     targets: Vec<Target>,
-    /// Strategies, comma separated: cas-spin, spin, backoff-kN (e.g. backoff-k100), abs, abs-rocketmq, abs-yield (ablation: crowded_spins 0), parking_lot, std, spin-crate,
-    /// sequencer, combining (parking_lot is always added: every ratio pairs with it) [default lock-bound: cas-spin,spin,
-    /// backoff-k100,abs,abs-rocketmq,parking_lot,std,sequencer,combining; store: cas-spin,abs,abs-rocketmq,parking_lot,std,
-    /// sequencer,combining].
+    /// Strategies, comma separated: cas-spin, spin, backoff-kN (e.g. backoff-k100), abs, abs-rocketmq,
+    /// abs-yield (ablation: crowded_spins 0), abs-spin (ablation: crowded_trial false), parking_lot, std,
+    /// spin-crate, sequencer, combining (parking_lot is always added: every ratio pairs with it) [default
+    /// lock-bound: cas-spin,spin,backoff-k100,abs,abs-rocketmq,parking_lot,std,sequencer,combining; store:
+    /// cas-spin,abs,abs-rocketmq,parking_lot,std,sequencer,combining].
     #[arg(long, value_delimiter = ',', value_parser = parse_strategy)]
     strategies: Vec<Strategy>,
     /// Worker thread counts, comma separated, 1-1024 [default lock-bound: 1,2,4,8,16; store: 1,4,16].

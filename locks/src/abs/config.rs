@@ -17,7 +17,8 @@ pub struct AbsConfig {
     pub k_init: u32,
     /// Lowest k; lowering stops here.
     pub k_min: u32,
-    /// Highest k; when spinning still fails at this k, waiters switch to parking.
+    /// Highest k; when spinning still fails at this k, waiters switch to parking. The lock keeps k in 29
+    /// bits, so any k above 536 870 911 (2^29 - 1) acts as that; [`K_CEILING`] is far below it.
     pub k_max: u32,
     /// Additive step: raising adds it once doubling would pass `k_max`; lowering subtracts it.
     pub k_step: u32,
@@ -42,8 +43,9 @@ pub struct AbsConfig {
     /// [`AbsProfile::CHECK_INTERVAL`](crate::AbsProfile::CHECK_INTERVAL) in effect).
     pub window: u32,
     /// Waiters that may spin k at once; a waiter that finds this many spinning or yielding spins only
-    /// `crowded_spins` before each yield (after Go's `canSpin`, relaxed: Go does not spin at all then).
-    /// `0`: the number of cores minus one (at least 1). `u32::MAX`: no limit (RocketMQ). Ours.
+    /// `crowded_spins` (or, when the crowded-spin trial chose it, nothing) before each yield (after Go's
+    /// `canSpin`, relaxed: Go does not spin at all then). `0`: the number of cores minus one (at least
+    /// 1). `u32::MAX`: no limit (RocketMQ). Ours.
     pub max_spinners: u32,
     /// In spin mode, pauses a waiter spins before each of its `max_yields` yields (and before it parks)
     /// when it found `max_spinners` waiters already spinning or yielding; at most k, so `u32::MAX` makes

@@ -6,7 +6,9 @@ use super::config::AbsConfig;
 use super::policy::{Decision, WindowStats, decide};
 use super::profile::{AbsProfile, Calibrated};
 use super::stats::{AbsStats, Mode, TracePoint};
-use super::trial::{CrowdedTrial, TrialArm, decide_crowded};
+use super::trial::{CrowdedTrial, TRIAL_PERIOD, TrialArm, TrialWindow, decide_crowded, trial_timed};
+
+const _: () = assert!(TRIAL_PERIOD <= 256, "the trial clock keeps the cycle position in 8 bits");
 use crate::holder_counter::HolderCounter;
 use crate::sync::{
     AtomicU32, AtomicU64, Deadline, OnceLock, Ordering, ParkQueue, Parked, TraceMutex, deadline_passed,
@@ -53,6 +55,10 @@ const POLICY_CROWDED_YIELD: u32 = 1 << 29;
 const TRIAL_CLOCK_BITS: u32 = 48;
 /// Crowded-spin trial clock: the mask of the start time.
 const TRIAL_CLOCK_MASK: u64 = (1 << TRIAL_CLOCK_BITS) - 1;
+/// Crowded-spin trial clock: the mask of the cycle position, above the start time (`TRIAL_PERIOD` is 256).
+const TRIAL_POSITION_MASK: u64 = 0xff;
+/// Crowded-spin trial clock: the bit saying the current trial is void (above the position).
+const TRIAL_VOID: u64 = 1 << (TRIAL_CLOCK_BITS + 8);
 /// Policy word: the bits holding k.
 const POLICY_K: u32 = POLICY_CROWDED_YIELD - 1;
 
@@ -83,8 +89,8 @@ const MAX_BURST: u32 = 64;
 ///
 /// Waiters wait in three stages, each bounded: **spin** (read the word, pause 1, 2, 4 ... 64, 64 ... times,
 /// until k pauses are spent; k only while the waiters spinning or yielding leave a core free, after Go's
-/// `canSpin`, and `crowded_spins` otherwise), **yield** (`sched_yield`, then read and spin again, up to
-/// `max_yields` times), **park** (on the lock's queue until an unlock wakes it). An unlock wakes a sleeper
+/// `canSpin`, and otherwise `crowded_spins` or none, as the crowded-spin trial decides), **yield**
+/// (`sched_yield`, then read and spin again, up to `max_yields` times), **park** (on the lock's queue until an unlock wakes it). An unlock wakes a sleeper
 /// only when no waiter is left spinning or yielding (concurrency restriction: past the cores, the threads
 /// circulating over the lock are the holder, the waiters still within their budget and at most one woken
 /// sleeper; the rest sleep and cost the holder nothing); `max_active` can also cap the waiters at entry. Once
@@ -156,8 +162,10 @@ struct Counters {
     window_run_outs: HolderCounter,
     window_waiters_seen: HolderCounter,
     critical_milli: HolderCounter,
-    /// The crowded-spin trial: the current window's start in microseconds (since [`now_us`]'s origin) in
-    /// the low 48 bits, the window's position in the trial cycle above them.
+    /// The crowded-spin trial: the current trial window's start in microseconds (since [`now_us`]'s
+    /// origin) in the low 48 bits, the window's position in the trial cycle in the 8 above, then whether
+    /// the trial is void. These three counters fill the second line: one more would make the lock 320
+    /// bytes.
     trial_clock: HolderCounter,
     /// The trial's windows while crowded waiters spun ([`pack_arm`]).
     trial_spin: HolderCounter,
@@ -797,18 +805,35 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 Some((Mode::Park, k))
             }
         };
-        let crowded_yield = self.crowded_trial(cfg, acquisitions, raw & POLICY_CROWDED_YIELD != 0);
+        let crowded_yield = self.crowded_trial(cfg, &window, raw & POLICY_CROWDED_YIELD != 0);
         let (mut new_mode, mut new_k) = (mode, k);
         let (next_mode, next_k) = next.unwrap_or((mode, k));
         let wanted = encode_policy(next_mode, next_k) | if crowded_yield { POLICY_CROWDED_YIELD } else { 0 };
         if wanted != raw {
-            let swapped =
-                self.hot.policy.compare_exchange(raw, wanted, Ordering::Relaxed, Ordering::Relaxed).is_ok();
-            if swapped {
-                (new_mode, new_k) = (next_mode, next_k);
-                if next_mode != mode {
-                    self.shared.mode_switches.fetch_add(1, Ordering::Relaxed);
+            match self.hot.policy.compare_exchange(raw, wanted, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => {
+                    (new_mode, new_k) = (next_mode, next_k);
+                    if next_mode != mode {
+                        self.shared.mode_switches.fetch_add(1, Ordering::Relaxed);
+                    }
                 }
+                // `set_mode` changed the word since it was read: its mode and k stand, but the trial's
+                // bit must still follow the trial's schedule, or its arms would run unequal windows.
+                Err(mut seen) => loop {
+                    let with_bit = (seen & !POLICY_CROWDED_YIELD) | (wanted & POLICY_CROWDED_YIELD);
+                    if with_bit == seen {
+                        break;
+                    }
+                    match self.hot.policy.compare_exchange(
+                        seen,
+                        with_bit,
+                        Ordering::Relaxed,
+                        Ordering::Relaxed,
+                    ) {
+                        Ok(_) => break,
+                        Err(now) => seen = now,
+                    }
+                },
             }
         }
         c.window_acquisitions.set(n);
@@ -818,7 +843,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
             && let Ok(mut b) = buffer.lock()
             && b.points.len() < b.capacity
         {
-            b.points.push(TracePoint { acquisition: n, k: new_k, mode: new_mode });
+            b.points.push(TracePoint { acquisition: n, k: new_k, mode: new_mode, crowded_yield });
         }
     }
 
@@ -826,29 +851,35 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// ([`decide_crowded`]); returns whether crowded waiters yield at once in the next window. Off
     /// (always spinning) unless `crowded_trial` is set and `crowded_spins` is not 0 (both settings
     /// are then the same).
-    fn crowded_trial(&self, cfg: &AbsConfig, acquisitions: u64, yielded: bool) -> bool {
+    fn crowded_trial(&self, cfg: &AbsConfig, window: &WindowStats, yielded: bool) -> bool {
         if !cfg.crowded_trial || cfg.crowded_spins == 0 {
             return false;
         }
         let c = &self.counters;
-        let now = now_us() & TRIAL_CLOCK_MASK;
         let clock = c.trial_clock.get();
         let started = clock & TRIAL_CLOCK_MASK;
-        let position = u32::try_from(clock >> TRIAL_CLOCK_BITS).unwrap_or(0);
-        // The first window of a lock has no start time: it counts as 0 ps, which no trial window is.
-        let window_ps = if started == 0 {
-            0
-        } else {
-            let ps = u128::from(now.saturating_sub(started)) * 1_000_000 / u128::from(acquisitions.max(1));
-            u32::try_from(ps).unwrap_or(u32::MAX)
-        };
+        let position = ((clock >> TRIAL_CLOCK_BITS) & TRIAL_POSITION_MASK) as u32;
+        // The clock is read only to start the trial's first window and to time the trial's windows.
+        let now = if trial_timed(position) { now_us() & TRIAL_CLOCK_MASK } else { 0 };
+        let ps = u128::from(now.saturating_sub(started)) * 1_000_000 / u128::from(window.acquisitions.max(1));
+        // Some crowded waiters: more waiters per acquisition, on average, than may spin k.
+        let crowded_milli = u64::from(cfg.limits().max_spinners).saturating_add(1).saturating_mul(1000);
         let trial = CrowdedTrial {
             position,
             spin: unpack_arm(c.trial_spin.get()),
             yielded: unpack_arm(c.trial_yield.get()),
+            void: clock & TRIAL_VOID != 0,
         };
-        let (next, yield_next) = decide_crowded(trial, yielded, window_ps);
-        c.trial_clock.set(now.max(1) | (u64::from(next.position) << TRIAL_CLOCK_BITS));
+        let (next, yield_next) = decide_crowded(
+            trial,
+            TrialWindow {
+                yielded,
+                ps: u32::try_from(ps).unwrap_or(u32::MAX),
+                crowded: window.mode == Mode::Spin && window.contention_milli >= crowded_milli,
+            },
+        );
+        let void = if next.void { TRIAL_VOID } else { 0 };
+        c.trial_clock.set(now.max(1) | (u64::from(next.position) << TRIAL_CLOCK_BITS) | void);
         c.trial_spin.set(pack_arm(next.spin));
         c.trial_yield.set(pack_arm(next.yielded));
         yield_next
@@ -967,18 +998,28 @@ mod trial_tests {
     #[test]
     fn set_mode_and_the_trial_keep_each_others_bits() {
         let lock = RawAbsLock::<EveryAcquisition>::new();
-        lock.set_mode(Mode::Park);
-        let mut seen = Vec::new();
-        for _ in 0..TRIAL_START + 2 {
+        let step = |lock: &RawAbsLock<EveryAcquisition>| {
             lock.raw_lock();
             // SAFETY: locked on the line above, by this thread.
             unsafe { lock.raw_unlock() };
-            seen.push((lock.stats().crowded_yield, lock.mode()));
+        };
+        // Acquisition i sets the setting of cycle position i + 1; position TRIAL_START + 1 yields.
+        for _ in 0..=TRIAL_START {
+            step(&lock);
         }
-        assert!(seen.iter().any(|(y, _)| *y), "{seen:?}");
-        let before = lock.stats().crowded_yield;
+        assert!(lock.stats().crowded_yield);
+        lock.set_mode(Mode::Park);
+        assert_eq!((lock.stats().crowded_yield, lock.mode()), (true, Mode::Park));
         lock.set_mode(Mode::Spin);
-        assert_eq!(lock.stats().crowded_yield, before);
+        assert_eq!((lock.stats().crowded_yield, lock.mode()), (true, Mode::Spin));
+        // The trial's next step (position TRIAL_START + 2 also yields, + 3 spins) keeps a forced mode.
+        lock.set_mode(Mode::Park);
+        step(&lock);
+        assert!(lock.stats().crowded_yield);
+        let mode_after = lock.mode();
+        step(&lock);
+        assert!(!lock.stats().crowded_yield);
+        assert_eq!(lock.mode(), mode_after, "the trial's bit changed nothing else");
     }
 }
 

@@ -69,4 +69,7 @@ pub struct TracePoint {
     pub k: u32,
     /// Mode after the decision.
     pub mode: Mode,
+    /// Whether crowded waiters yield at once after the decision (the crowded-spin trial's setting,
+    /// [`decide_crowded`](crate::decide_crowded)).
+    pub crowded_yield: bool,
 }

@@ -10,14 +10,19 @@ pub const TRIAL_START: u32 = 16;
 /// drift in load over the trial favours neither.
 pub const TRIAL_PATTERN: [bool; 8] = [false, true, true, false, false, true, true, false];
 /// Windows in one trial cycle: a trial every 256 windows, so the losing setting runs 4 windows in 256
-/// (1.6% of the time). Windows are [`AbsConfig::window`](crate::AbsConfig::window) acquisitions (1024 by default).
+/// (1.6% of the time). Windows are [`AbsConfig::window`](crate::AbsConfig::window) acquisitions (1024
+/// by default).
 pub const TRIAL_PERIOD: u32 = 256;
 /// Yielding at once must take this many percent less time per acquisition than spinning to win a
 /// trial: on a tie, crowded waiters keep spinning, which is what keeps the acquire tail short.
 pub const TRIAL_MARGIN_PERCENT: u64 = 5;
+/// A trial window slower than this per acquisition (1 ms, in ps) voids the trial: the lock sat idle for
+/// about a second or more inside it, so its time measures the application, not the setting. It also keeps
+/// each arm's sum of 4 windows below `u32::MAX`.
+pub const TRIAL_VOID_PS: u32 = 1_000_000_000;
 
 /// One setting's windows in the current trial: their summed time per acquisition and the slowest
-/// window's, in ps (kept as `u32`s by the lock, so each saturates at 4.29 ms per acquisition).
+/// window's, in ps (each window is below [`TRIAL_VOID_PS`], so the sum of 4 fits a `u32`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TrialArm {
     /// Sum over the setting's windows so far of each window's time per acquisition, in ps.
@@ -34,7 +39,7 @@ impl TrialArm {
     /// The sum without the slowest window: one window in which the holder lost its core to another
     /// thread says nothing about the setting.
     fn trimmed(self) -> u64 {
-        u64::from(self.total_ps - self.slowest_ps)
+        u64::from(self.total_ps.saturating_sub(self.slowest_ps))
     }
 }
 
@@ -47,6 +52,29 @@ pub struct CrowdedTrial {
     pub spin: TrialArm,
     /// This cycle's windows whose crowded waiters yielded at once.
     pub yielded: TrialArm,
+    /// A window of this cycle's trial did not qualify (see [`TrialWindow::crowded`], [`TRIAL_VOID_PS`]):
+    /// the trial keeps spinning.
+    pub void: bool,
+}
+
+/// The window that just ended, as the trial sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TrialWindow {
+    /// Whether crowded waiters yielded at once during it.
+    pub yielded: bool,
+    /// Its time per acquisition, in ps (0 if the lock did not time it: outside a trial).
+    pub ps: u32,
+    /// Whether the setting could matter in it: spin mode, and on average at least `max_spinners` + 1
+    /// waiters per acquisition, so some were crowded. A trial window without them voids the trial: on a
+    /// lock that is not saturated, time per acquisition measures how often the application takes the
+    /// lock, not the setting.
+    pub crowded: bool,
+}
+
+/// Whether the lock must read the clock at the end of the window at `position`: only to start the
+/// trial's first window and to time each trial window (ours).
+pub fn trial_timed(position: u32) -> bool {
+    (TRIAL_START.saturating_sub(1)..TRIAL_START + TRIAL_PATTERN.len() as u32).contains(&position)
 }
 
 /// The crowded-spin rule (ours): whether crowded waiters (past the canSpin limit) spin
@@ -55,8 +83,9 @@ pub struct CrowdedTrial {
 /// time per acquisition (the lock's throughput) over its 3 fastest windows is kept for the rest of the
 /// cycle, spinning unless yielding wins by [`TRIAL_MARGIN_PERCENT`]. Each setting's slowest window is
 /// dropped because a window in which the holder lost its core says nothing about the setting, and on
-/// the store path such windows made the trial choose yielding where spinning is right. Takes the trial state, whether the window that just ended
-/// yielded, and its time per acquisition in ps; returns the next state and whether the next window
+/// the store path such windows made the trial choose yielding where spinning is right. A trial any of
+/// whose windows did not qualify ([`TrialWindow::crowded`], [`TRIAL_VOID_PS`]) keeps spinning. Takes the
+/// trial state and the window that just ended; returns the next state and whether the next window
 /// yields.
 ///
 /// Why a measurement and not a signal: with nothing outside the lock, a crowded waiter that spins wins
@@ -65,26 +94,32 @@ pub struct CrowdedTrial {
 /// lock, the spin is what keeps a waiter from losing a scheduler slice, so spinning is faster, with a
 /// p99.9 acquire latency hundreds of times lower. Neither the crowded spins' success rate nor the share
 /// of contended acquisitions tells the two apart (`docs/abs.md`, round 5, gives both measurements).
-pub fn decide_crowded(trial: CrowdedTrial, yielded: bool, window_ps: u32) -> (CrowdedTrial, bool) {
+pub fn decide_crowded(trial: CrowdedTrial, window: TrialWindow) -> (CrowdedTrial, bool) {
     let trial_end = TRIAL_START + TRIAL_PATTERN.len() as u32;
     let mut next = trial;
     if (TRIAL_START..trial_end).contains(&trial.position) {
-        if yielded {
-            next.yielded = next.yielded.add(window_ps);
+        if !window.crowded || window.ps >= TRIAL_VOID_PS {
+            next.void = true;
+        } else if window.yielded {
+            next.yielded = next.yielded.add(window.ps);
         } else {
-            next.spin = next.spin.add(window_ps);
+            next.spin = next.spin.add(window.ps);
         }
     }
-    next.position = (trial.position + 1) % TRIAL_PERIOD;
+    next.position = trial.position.wrapping_add(1) % TRIAL_PERIOD;
     let yield_next = if (TRIAL_START..trial_end).contains(&next.position) {
         TRIAL_PATTERN[(next.position - TRIAL_START) as usize]
     } else if next.position == trial_end {
         let (spin, yields) = (next.spin.trimmed(), next.yielded.trimmed());
+        let void = next.void;
         next.spin = TrialArm::default();
         next.yielded = TrialArm::default();
-        spin > 0 && u128::from(yields) * 100 < u128::from(spin) * u128::from(100 - TRIAL_MARGIN_PERCENT)
+        next.void = false;
+        !void
+            && spin > 0
+            && u128::from(yields) * 100 < u128::from(spin) * u128::from(100 - TRIAL_MARGIN_PERCENT)
     } else {
-        yielded
+        window.yielded
     };
     (next, yield_next)
 }
@@ -100,10 +135,11 @@ mod tests {
         let mut yielding = false;
         for _ in 0..TRIAL_START + TRIAL_PATTERN.len() as u32 {
             let ps = if yielding { yield_ps } else { spin_ps };
-            (trial, yielding) = decide_crowded(trial, yielding, ps);
+            (trial, yielding) = decide_crowded(trial, TrialWindow { yielded: yielding, ps, crowded: true });
         }
         assert_eq!(trial.position, TRIAL_START + TRIAL_PATTERN.len() as u32);
         assert_eq!((trial.spin, trial.yielded), Default::default(), "the sums restart after each trial");
+        assert!(!trial.void);
         yielding
     }
 
@@ -113,7 +149,8 @@ mod tests {
         let mut yielding = false;
         let mut seen = Vec::new();
         for _ in 0..TRIAL_START + TRIAL_PATTERN.len() as u32 - 1 {
-            (trial, yielding) = decide_crowded(trial, yielding, 1000);
+            (trial, yielding) =
+                decide_crowded(trial, TrialWindow { yielded: yielding, ps: 1000, crowded: true });
             if trial.position >= TRIAL_START {
                 seen.push(yielding);
             }
@@ -125,7 +162,8 @@ mod tests {
     fn keeps_spinning_before_the_first_trial() {
         let mut trial = CrowdedTrial::default();
         for _ in 0..TRIAL_START - 1 {
-            let (next, yielding) = decide_crowded(trial, false, 1);
+            let (next, yielding) =
+                decide_crowded(trial, TrialWindow { yielded: false, ps: 1, crowded: true });
             assert!(!yielding);
             trial = next;
         }
@@ -151,27 +189,62 @@ mod tests {
         let mut yielding = false;
         for _ in 0..TRIAL_START + TRIAL_PATTERN.len() as u32 {
             let ps = if yielding { 50_000 } else { 100_000 };
-            (trial, yielding) = decide_crowded(trial, yielding, ps);
+            (trial, yielding) = decide_crowded(trial, TrialWindow { yielded: yielding, ps, crowded: true });
         }
         assert!(yielding);
         // Kept for the rest of the cycle, whatever the windows measure.
         while trial.position != 0 {
-            (trial, yielding) = decide_crowded(trial, yielding, 1);
+            (trial, yielding) =
+                decide_crowded(trial, TrialWindow { yielded: yielding, ps: 1, crowded: true });
             assert!(yielding);
         }
         // The next cycle keeps it for TRIAL_START windows, then tries again, this time with spinning
         // faster.
         for _ in 0..TRIAL_START + TRIAL_PATTERN.len() as u32 {
             let ps = if yielding { 100_000 } else { 50_000 };
-            (trial, yielding) = decide_crowded(trial, yielding, ps);
+            (trial, yielding) = decide_crowded(trial, TrialWindow { yielded: yielding, ps, crowded: true });
         }
         assert!(!yielding);
     }
 
+    /// A window of 1 ms or more per acquisition (an idle lock) voids the trial, on either side.
     #[test]
-    fn saturates_instead_of_overflowing() {
+    fn an_idle_window_voids_the_trial() {
         assert!(!run_trial(u32::MAX, u32::MAX));
-        assert!(run_trial(u32::MAX / 2, 1));
+        assert!(!run_trial(TRIAL_VOID_PS, 1), "a slow spin arm would otherwise make yielding win");
+        assert!(!run_trial(1_000_000, TRIAL_VOID_PS));
+        assert!(run_trial(TRIAL_VOID_PS - 1, 1));
+    }
+
+    /// One window without crowded waiters (or in park mode) voids the trial, and the next one starts
+    /// clean.
+    #[test]
+    fn a_window_without_crowded_waiters_voids_the_trial() {
+        let mut trial = CrowdedTrial::default();
+        let mut yielding = false;
+        for _ in 0..TRIAL_START + TRIAL_PATTERN.len() as u32 {
+            let crowded = trial.position != TRIAL_START + 3;
+            let ps = if yielding { 10_000 } else { 100_000 };
+            (trial, yielding) = decide_crowded(trial, TrialWindow { yielded: yielding, ps, crowded });
+        }
+        assert!(!yielding, "yielding was 10x faster, but one window was not crowded");
+        assert!(!trial.void, "the next trial starts clean");
+    }
+
+    /// Only the window before the trial and the trial's own windows are timed.
+    #[test]
+    fn the_clock_is_read_only_around_the_trial() {
+        let timed: Vec<u32> = (0..TRIAL_PERIOD).filter(|&p| trial_timed(p)).collect();
+        assert_eq!(timed, (TRIAL_START - 1..TRIAL_START + TRIAL_PATTERN.len() as u32).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn hand_built_states_do_not_panic() {
+        let arm = TrialArm { total_ps: 1, slowest_ps: u32::MAX };
+        let trial = CrowdedTrial { position: u32::MAX, spin: arm, yielded: arm, void: false };
+        let _ = decide_crowded(trial, TrialWindow { yielded: true, ps: u32::MAX, crowded: true });
+        let trial = CrowdedTrial { position: TRIAL_START + 7, ..trial };
+        let _ = decide_crowded(trial, TrialWindow { yielded: false, ps: 5, crowded: true });
     }
 
     /// Each setting's slowest window is dropped: one spin window in which the holder lost its core does
@@ -190,7 +263,8 @@ mod tests {
                     (true, true) => y.next().expect("4 yield windows"),
                     (true, false) => s.next().expect("4 spin windows"),
                 };
-                (trial, yielding) = decide_crowded(trial, yielding, ps);
+                (trial, yielding) =
+                    decide_crowded(trial, TrialWindow { yielded: yielding, ps, crowded: true });
             }
             yielding
         };
