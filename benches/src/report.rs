@@ -331,7 +331,9 @@ pub fn thread_limits_note(config_debug: &str, cores: usize) -> Option<String> {
     );
     if spinners {
         note += &format!(
-            " At most `max_spinners` = cores - 1 (at least 1) waiters spin k at once, the others spin `crowded_spins` before each yield: {} here.",
+            " At most `max_spinners` = cores - 1 (at least 1) waiters spin k at once: {} here. The others spin \
+             `crowded_spins` before each yield, or yield at once while the lock's crowded-spin trial \
+             (`crowded_trial`) finds that faster.",
             (cores - 1).max(1)
         );
     }

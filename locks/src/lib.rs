@@ -55,7 +55,8 @@ pub use abs::policy::{Decision, WindowStats, decide};
 pub use abs::profile::{AbsProfile, Calibrated, RocketMq};
 pub use abs::stats::{AbsStats, Mode, TracePoint};
 pub use abs::trial::{
-    CrowdedTrial, TRIAL_MARGIN_PERCENT, TRIAL_PATTERN, TRIAL_PERIOD, TRIAL_START, TrialArm, decide_crowded,
+    CrowdedTrial, TRIAL_MARGIN_PERCENT, TRIAL_PATTERN, TRIAL_PERIOD, TRIAL_START, TRIAL_VOID_PS, TrialArm,
+    TrialWindow, decide_crowded, trial_timed,
 };
 pub use backoff::{BackoffStats, ROCKETMQ_INITIAL_K, RawBackoffLock};
 pub use cas_spin::RawCasSpinLock;

@@ -67,8 +67,10 @@ pub struct AbsConfig {
     /// Whether the lock measures both sides of the `crowded_spins` trade-off and keeps the faster
     /// ([`decide_crowded`](crate::decide_crowded)): every 256 windows, 4 windows with crowded waiters
     /// spinning `crowded_spins` and 4 with them yielding at once, in ABBA order, compared by time per
-    /// acquisition (one clock read per window, by the holder); spinning is kept unless yielding is 5%
-    /// faster. The first trial starts after 16 windows. `false`: crowded waiters always spin
+    /// acquisition over each setting's 3 fastest windows (the holder reads the clock at the end of those
+    /// 8 windows and of the one before them, nowhere else); spinning is kept unless yielding is more than
+    /// 5% faster, and a trial with a window without crowded waiters, in park mode or idle is void (keep
+    /// spinning). The first trial starts after 16 windows. `false`: crowded waiters always spin
     /// `crowded_spins` (round 4's rule). Calibrated: `true`. RocketMQ: `false` (its `crowded_spins` is
     /// 0, so there is nothing to try). Ours.
     pub crowded_trial: bool,

@@ -23,6 +23,25 @@ use super::config::AbsConfig;
 /// *m.lock() = 1;
 /// assert_eq!(*m.lock(), 1);
 /// ```
+///
+/// To change one field of the measured bounds, derive from [`AbsConfig::calibrated`], and call it once
+/// at start-up: its first call measures (~30 ms), and a profile that calls it first from inside a lock
+/// would make that acquisition wait for the measurement.
+/// ```
+/// use abslock::{AbsConfig, AbsProfile, RawAbsLock};
+/// use std::sync::OnceLock;
+/// enum AlwaysSpinWhenCrowded {}
+/// impl AbsProfile for AlwaysSpinWhenCrowded {
+///     fn config() -> &'static AbsConfig {
+///         static C: OnceLock<AbsConfig> = OnceLock::new();
+///         C.get_or_init(|| AbsConfig { crowded_trial: false, ..*AbsConfig::calibrated() })
+///     }
+/// }
+/// let _ = AlwaysSpinWhenCrowded::config(); // measure now, not on the first contended lock
+/// let m = lock_api::Mutex::<RawAbsLock<AlwaysSpinWhenCrowded>, u64>::new(0);
+/// *m.lock() += 1;
+/// assert!(!AlwaysSpinWhenCrowded::config().crowded_trial);
+/// ```
 pub trait AbsProfile: 'static {
     /// The holder checks whether a window has ended every this many acquisitions (a power of two keeps
     /// the check one AND on the fast path). Default 256.

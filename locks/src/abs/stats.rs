@@ -55,8 +55,9 @@ pub struct AbsStats {
     /// Current waiting mode.
     pub mode: Mode,
     /// Whether crowded waiters (past the canSpin limit) currently yield at once instead of spinning
-    /// `crowded_spins` first: the last crowded-spin trial found yielding faster
-    /// ([`decide_crowded`](crate::decide_crowded)).
+    /// `crowded_spins` first: the current setting of the crowded-spin trial
+    /// ([`decide_crowded`](crate::decide_crowded)), which is the last trial's verdict outside a trial and
+    /// the tried setting during one (its yield windows read `true`).
     pub crowded_yield: bool,
 }
 
