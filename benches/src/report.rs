@@ -441,7 +441,7 @@ mod tests {
     fn zero_thread_limits_are_explained_with_this_machines_figures() {
         let cfg = "AbsConfig { k_init: 24, max_spinners: 0, max_active: 0, starve_after_us: 1000 }";
         let note = thread_limits_note(cfg, 2).unwrap();
-        assert!(note.contains("the others spin `crowded_spins` before each yield: 1 here"), "{note}");
+        assert!(note.contains("waiters spin k at once: 1 here. The others spin `crowded_spins`"), "{note}");
         assert!(note.contains("(entry cap): 2 here"), "{note}");
         let calibrated = "AbsConfig { max_spinners: 0, max_active: 4294967295 }";
         let note = thread_limits_note(calibrated, 2).unwrap();
