@@ -242,9 +242,15 @@ mod tests {
     fn hand_built_states_do_not_panic() {
         let arm = TrialArm { total_ps: 1, slowest_ps: u32::MAX };
         let trial = CrowdedTrial { position: u32::MAX, spin: arm, yielded: arm, void: false };
-        let _ = decide_crowded(trial, TrialWindow { yielded: true, ps: u32::MAX, crowded: true });
+        // Out of the trial: the position wraps to the cycle's start and the setting is kept.
+        let (next, yielding) =
+            decide_crowded(trial, TrialWindow { yielded: true, ps: u32::MAX, crowded: true });
+        assert_eq!((next.position, yielding), (0, true));
+        // A verdict over arms whose slowest window exceeds their total: the trimmed sums are 0, so spin.
         let trial = CrowdedTrial { position: TRIAL_START + 7, ..trial };
-        let _ = decide_crowded(trial, TrialWindow { yielded: false, ps: 5, crowded: true });
+        let (next, yielding) = decide_crowded(trial, TrialWindow { yielded: false, ps: 5, crowded: true });
+        assert!(!yielding);
+        assert_eq!((next.spin, next.yielded), Default::default());
     }
 
     /// Each setting's slowest window is dropped: one spin window in which the holder lost its core does
