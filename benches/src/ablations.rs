@@ -29,3 +29,16 @@ impl AbsProfile for SpinWhenCrowded {
         C.get_or_init(|| AbsConfig { crowded_trial: false, ..*AbsConfig::calibrated() })
     }
 }
+
+/// The calibrated config with `park_only_when_crowded: false`: spin mode switches to park mode whenever
+/// k runs out at `k_max` too often, as RocketMQ's rule does, even when every waiter has a spare core
+/// (round 5's lock; sweep strategy `abs-park`).
+#[derive(Debug)]
+pub enum ParkWhenUncrowded {}
+
+impl AbsProfile for ParkWhenUncrowded {
+    fn config() -> &'static AbsConfig {
+        static C: OnceLock<AbsConfig> = OnceLock::new();
+        C.get_or_init(|| AbsConfig { park_only_when_crowded: false, ..*AbsConfig::calibrated() })
+    }
+}

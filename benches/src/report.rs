@@ -294,7 +294,7 @@ fn abs_summary(o: &mut String, rows: &[&CellResult], cores: usize) {
         "| strategy | vs parking_lot ↑/≈/↓ | vs best: best or tied / slower | geomean vs parking_lot | CPU/msg vs parking_lot past the cores |"
     );
     let _ = writeln!(o, "|---|---|---|---:|---:|");
-    for s in ["abs", "abs-rocketmq", "abs-yield", "abs-spin"] {
+    for s in ["abs", "abs-rocketmq", "abs-yield", "abs-spin", "abs-park"] {
         if !has(s) {
             continue;
         }
@@ -398,7 +398,7 @@ fn latency(o: &mut String, rows: &[&CellResult], order: &[String]) {
     table(o, &at, order, |r| {
         format!("{} / {} / {}", ns(r.acquire_p50_ns), ns(r.acquire_p99_ns), ns(r.acquire_p999_ns))
     });
-    for s in ["abs", "abs-rocketmq", "abs-yield", "abs-spin"] {
+    for s in ["abs", "abs-rocketmq", "abs-yield", "abs-spin", "abs-park"] {
         let mine: Vec<&&CellResult> = at.iter().filter(|r| r.strategy == s).collect();
         if mine.is_empty() {
             continue;

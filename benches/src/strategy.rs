@@ -35,6 +35,11 @@ pub enum Strategy {
     /// ([`crate::ablations::SpinWhenCrowded`]: crowded waiters always spin `crowded_spins`, round
     /// 4's rule): an ablation, not in the default lists.
     AbsSpin,
+    /// `abs-park`: `abslock::RawAbsLock` with the calibrated profile but
+    /// `park_only_when_crowded: false` ([`crate::ablations::ParkWhenUncrowded`]: spin mode switches to
+    /// park mode even when every waiter has a spare core, round 5's rule): an ablation, not in the
+    /// default lists.
+    AbsPark,
     /// `parking_lot`: `parking_lot::RawMutex` (peer).
     ParkingLot,
     /// `std`: `std::sync::Mutex<()>` (peer).
@@ -73,6 +78,7 @@ pub const ALL_STRATEGIES: &[Strategy] = &[
     Strategy::AbsRocketMq,
     Strategy::AbsYield,
     Strategy::AbsSpin,
+    Strategy::AbsPark,
     Strategy::ParkingLot,
     Strategy::Std,
     Strategy::SpinCrate,
@@ -94,7 +100,7 @@ pub enum StrategyError {
     /// The name is none of the known strategies.
     #[error(
         "unknown strategy `{0}`: expected one of cas-spin, spin, backoff-k<N> (e.g. backoff-k100), \
-         abs, abs-rocketmq, abs-yield, abs-spin, parking_lot, std, spin-crate, sequencer, combining"
+         abs, abs-rocketmq, abs-yield, abs-spin, abs-park, parking_lot, std, spin-crate, sequencer, combining"
     )]
     Unknown(String),
     /// `backoff-k<N>` with an N that is not a number in `0..=MAX_BACKOFF_K`.
@@ -113,6 +119,7 @@ impl Strategy {
             Strategy::AbsRocketMq => "abs-rocketmq".into(),
             Strategy::AbsYield => "abs-yield".into(),
             Strategy::AbsSpin => "abs-spin".into(),
+            Strategy::AbsPark => "abs-park".into(),
             Strategy::ParkingLot => "parking_lot".into(),
             Strategy::Std => "std".into(),
             Strategy::SpinCrate => "spin-crate".into(),
@@ -150,6 +157,7 @@ impl FromStr for Strategy {
             "abs-rocketmq" => Strategy::AbsRocketMq,
             "abs-yield" => Strategy::AbsYield,
             "abs-spin" => Strategy::AbsSpin,
+            "abs-park" => Strategy::AbsPark,
             "parking_lot" => Strategy::ParkingLot,
             "std" => Strategy::Std,
             "spin-crate" => Strategy::SpinCrate,

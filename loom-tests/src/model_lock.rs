@@ -55,6 +55,9 @@ impl AbsProfile for Adaptive {
             max_spinners: 0,
             crowded_spins: 1,
             crowded_trial: true,
+            // Off, so the models keep switching modes; the rule itself is a pure holder-side choice,
+            // covered by `policy.rs`'s tests.
+            park_only_when_crowded: false,
             max_active: 0,
             starve_after_us: u32::MAX,
         };

@@ -796,6 +796,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
             exhausted,
             contention_milli,
             critical_milli: c.critical_milli.get(),
+            max_spinners: cfg.limits().max_spinners,
         };
         let next = match decide(cfg, &window) {
             Decision::Hold => None,
