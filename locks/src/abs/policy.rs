@@ -182,7 +182,6 @@ mod tests {
 
     #[test]
     fn rocketmq_parks_whatever_the_crowd() {
-        assert!(!R.park_only_when_crowded);
         assert_eq!(decide(&R, &at_k_max(0, 1)), Decision::SwitchToPark { critical_milli: 0 });
     }
 
