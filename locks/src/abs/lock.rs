@@ -11,8 +11,8 @@ use super::trial::{CrowdedTrial, TRIAL_PERIOD, TrialArm, TrialWindow, decide_cro
 const _: () = assert!(TRIAL_PERIOD <= 256, "the trial clock keeps the cycle position in 8 bits");
 use crate::holder_counter::HolderCounter;
 use crate::sync::{
-    AtomicU32, AtomicU64, Deadline, OnceLock, Ordering, ParkQueue, Parked, TraceMutex, deadline_passed,
-    loom_const_fn, now_us, spin_loop, yield_now,
+    AtomicBool, AtomicU32, AtomicU64, Deadline, OnceLock, Ordering, ParkQueue, Parked, TraceMutex,
+    deadline_passed, loom_const_fn, now_us, spin_loop, yield_now,
 };
 
 /// Lock word bit: held.
@@ -181,6 +181,10 @@ struct Counters {
 struct Shared {
     /// `WAITER` per thread in the slow path plus `ACTIVE` per waiter not parked.
     waiters: AtomicU32,
+    /// Set by a holder that saw more threads waiting than `max_spinners` (more threads want the lock
+    /// than there are spare cores) since the holder last cleared it, at a window's end. It sits beside
+    /// the register the holder reads at every acquisition, so checking it costs no other line.
+    crowded: AtomicBool,
     mode_switches: AtomicU64,
     timeouts: AtomicU64,
     trace: OnceLock<Box<TraceMutex<TraceBuffer>>>,
@@ -227,6 +231,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 },
                 shared: Shared {
                     waiters: AtomicU32::new(0),
+                    crowded: AtomicBool::new(false),
                     mode_switches: AtomicU64::new(0),
                     timeouts: AtomicU64::new(0),
                     trace: OnceLock::new(),
@@ -455,6 +460,14 @@ impl<P: AbsProfile> RawAbsLock<P> {
         let waiting = self.shared.waiters.load(Ordering::Relaxed) / WAITER;
         if waiting != 0 {
             c.waiters_seen.add(u64::from(waiting));
+            // More threads waiting than spare cores (`max_spinners` is at least 1): mark the window
+            // crowded. The flag shares the line just read, and is written once per window at most.
+            if waiting > 1
+                && !self.shared.crowded.load(Ordering::Relaxed)
+                && waiting > P::config().limits().max_spinners
+            {
+                self.shared.crowded.store(true, Ordering::Relaxed);
+            }
         }
         if n.is_multiple_of(P::CHECK_INTERVAL) {
             self.end_window(n);
@@ -796,7 +809,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
             exhausted,
             contention_milli,
             critical_milli: c.critical_milli.get(),
-            max_spinners: cfg.limits().max_spinners,
+            crowded: self.shared.crowded.load(Ordering::Relaxed),
         };
         let next = match decide(cfg, &window) {
             Decision::Hold => None,
@@ -836,6 +849,9 @@ impl<P: AbsProfile> RawAbsLock<P> {
                     }
                 },
             }
+        }
+        if window.crowded {
+            self.shared.crowded.store(false, Ordering::Relaxed);
         }
         c.window_acquisitions.set(n);
         c.window_run_outs.set(run_outs);
@@ -935,6 +951,48 @@ mod tests {
             }
         }
         assert_eq!(decode_policy(0, &cfg), (Mode::Spin, 1000));
+    }
+}
+
+#[cfg(all(test, not(abslock_loom)))]
+mod crowding_tests {
+    use super::*;
+
+    /// The calibrated profile with one-acquisition windows that the test ends by hand.
+    enum ManualWindows {}
+
+    impl AbsProfile for ManualWindows {
+        const CHECK_INTERVAL: u64 = u64::MAX;
+        fn config() -> &'static AbsConfig {
+            static C: std::sync::OnceLock<AbsConfig> = std::sync::OnceLock::new();
+            C.get_or_init(|| AbsConfig { window: 1, ..*AbsConfig::calibrated() })
+        }
+    }
+
+    /// One acquisition with `waiting` threads registered in the slow path (faked in the register);
+    /// returns whether the window is marked crowded afterwards.
+    fn acquire_with_waiters(lock: &RawAbsLock<ManualWindows>, waiting: u32) -> bool {
+        lock.shared.waiters.fetch_add(waiting * WAITER, Ordering::Relaxed);
+        lock.raw_lock();
+        // SAFETY: locked on the line above, by this thread.
+        unsafe { lock.raw_unlock() };
+        lock.shared.waiters.fetch_sub(waiting * WAITER, Ordering::Relaxed);
+        lock.shared.crowded.load(Ordering::Relaxed)
+    }
+
+    #[test]
+    fn a_window_is_crowded_only_past_the_spare_cores() {
+        let spare = ManualWindows::config().limits().max_spinners;
+        let lock = RawAbsLock::<ManualWindows>::new();
+        assert!(!acquire_with_waiters(&lock, 0));
+        assert!(!acquire_with_waiters(&lock, 1));
+        assert!(!acquire_with_waiters(&lock, spare));
+        assert!(acquire_with_waiters(&lock, spare + 1));
+        // The mark stays until the window ends, whatever later acquisitions see.
+        assert!(acquire_with_waiters(&lock, 0));
+        lock.end_window(lock.counters.acquisitions.get());
+        assert!(!lock.shared.crowded.load(Ordering::Relaxed), "the window's end clears the mark");
+        assert!(!acquire_with_waiters(&lock, spare));
     }
 }
 

@@ -23,18 +23,11 @@ pub struct WindowStats {
     pub contention_milli: u64,
     /// `contention_milli` recorded when the lock last switched to park mode (0 if never).
     pub critical_milli: u64,
-    /// Waiters that have a spare core each: [`AbsConfig::max_spinners`] with `0` resolved (the number of
-    /// cores minus one). A window whose `contention_milli` is at most this many thousand is
-    /// *uncrowded*. Ours.
-    pub max_spinners: u32,
-}
-
-impl WindowStats {
-    /// Whether every waiter of the window, on average, had a core of its own to spin on
-    /// (`contention_milli <= max_spinners * 1000`). Ours.
-    pub fn uncrowded(&self) -> bool {
-        u128::from(self.contention_milli) <= u128::from(self.max_spinners) * 1000
-    }
+    /// Whether some acquisition of the window saw more threads waiting (spinning, yielding or asleep)
+    /// than [`AbsConfig::max_spinners`] (the cores minus one): more threads wanted the lock than there
+    /// were spare cores. A window without such an acquisition is *uncrowded*: every waiter had a core of
+    /// its own, as when a lock has as many threads as cores. Ours.
+    pub crowded: bool,
 }
 
 /// The policy's verdict for the next window.
@@ -62,8 +55,9 @@ pub enum Decision {
 /// toward `k_min`. Park mode: when `contention * 100 <= critical * return_percent`, switch back to
 /// spinning with k lowered once. An empty window holds.
 ///
-/// Ours on top: with [`AbsConfig::park_only_when_crowded`], an [uncrowded](WindowStats::uncrowded)
-/// window whose k ran out at `k_max` holds spin mode instead of switching to park. Parking frees a core
+/// Ours on top: with [`AbsConfig::park_only_when_crowded`], an uncrowded window (no acquisition saw
+/// more waiters than spare cores, [`WindowStats::crowded`]) whose k ran out at `k_max` holds spin mode
+/// instead of switching to park. Parking frees a core
 /// only for a thread that wants one; when each waiter has a spare core, it frees nothing, and every
 /// park costs a releasing holder a wake-up (`docs/abs.md`, round 6).
 pub fn decide(config: &AbsConfig, w: &WindowStats) -> Decision {
@@ -76,7 +70,7 @@ pub fn decide(config: &AbsConfig, w: &WindowStats) -> Decision {
             let acquisitions = u128::from(w.acquisitions);
             if w.exhausted > 0 && exhausted * u128::from(config.raise_ratio) >= acquisitions {
                 if w.k >= config.k_max {
-                    if config.park_only_when_crowded && w.uncrowded() {
+                    if config.park_only_when_crowded && !w.crowded {
                         Decision::Hold
                     } else {
                         Decision::SwitchToPark { critical_milli: w.contention_milli }
@@ -112,7 +106,7 @@ mod tests {
             exhausted,
             contention_milli: 3000,
             critical_milli: 0,
-            max_spinners: 1,
+            crowded: true,
         }
     }
 
@@ -124,7 +118,7 @@ mod tests {
             exhausted: 0,
             contention_milli,
             critical_milli,
-            max_spinners: 1,
+            crowded: true,
         }
     }
 
@@ -159,41 +153,34 @@ mod tests {
     /// A config that parks only when crowded, with RocketMQ's numbers otherwise.
     const CROWD: AbsConfig = AbsConfig { park_only_when_crowded: true, ..R };
 
-    fn at_k_max(contention_milli: u64, max_spinners: u32) -> WindowStats {
-        WindowStats { contention_milli, max_spinners, ..spin(10_000, 1024, 512) }
+    fn at_k_max(crowded: bool) -> WindowStats {
+        WindowStats { crowded, ..spin(10_000, 1024, 512) }
     }
 
     #[test]
     fn an_uncrowded_window_holds_spin_mode_at_k_max() {
-        // One waiter per acquisition on average, one spare core: stay spinning.
-        assert_eq!(decide(&CROWD, &at_k_max(1000, 1)), Decision::Hold);
-        assert_eq!(decide(&CROWD, &at_k_max(0, 1)), Decision::Hold);
-        assert_eq!(decide(&CROWD, &at_k_max(3000, 3)), Decision::Hold);
+        assert_eq!(decide(&CROWD, &at_k_max(false)), Decision::Hold);
     }
 
     #[test]
     fn a_crowded_window_still_switches_to_park() {
-        assert_eq!(decide(&CROWD, &at_k_max(1001, 1)), Decision::SwitchToPark { critical_milli: 1001 });
-        assert_eq!(
-            decide(&CROWD, &at_k_max(u64::MAX, u32::MAX)),
-            Decision::SwitchToPark { critical_milli: u64::MAX }
-        );
+        assert_eq!(decide(&CROWD, &at_k_max(true)), Decision::SwitchToPark { critical_milli: 3000 });
     }
 
     #[test]
     fn rocketmq_parks_whatever_the_crowd() {
-        assert_eq!(decide(&R, &at_k_max(0, 1)), Decision::SwitchToPark { critical_milli: 0 });
+        assert_eq!(decide(&R, &at_k_max(false)), Decision::SwitchToPark { critical_milli: 3000 });
     }
 
     #[test]
     fn the_rule_only_touches_the_switch_to_park() {
         // Below k_max an uncrowded window still raises k, and park mode still returns by RocketMQ's rule.
         assert_eq!(
-            decide(&CROWD, &WindowStats { contention_milli: 500, ..spin(1000, 3200, 10) }),
+            decide(&CROWD, &WindowStats { crowded: false, ..spin(1000, 3200, 10) }),
             Decision::RaiseK(2000)
         );
         assert_eq!(
-            decide(&CROWD, &WindowStats { max_spinners: 8, ..park(10_000, 8001, 10_000) }),
+            decide(&CROWD, &WindowStats { crowded: false, ..park(10_000, 8001, 10_000) }),
             Decision::Hold
         );
     }
