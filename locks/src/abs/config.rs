@@ -74,14 +74,15 @@ pub struct AbsConfig {
     /// `crowded_spins` (round 4's rule). Calibrated: `true`. RocketMQ: `false` (its `crowded_spins` is
     /// 0, so there is nothing to try). Ours.
     pub crowded_trial: bool,
-    /// Whether spin mode switches to park mode only in a crowded window: one whose waiters per
-    /// acquisition exceed `max_spinners` ([`WindowStats::uncrowded`](crate::WindowStats::uncrowded)).
-    /// An uncrowded window whose k ran out at `k_max` holds spin mode instead: parking frees a core only
-    /// for a thread that wants one, and each park costs the releasing holder a wake-up. With as many
-    /// threads as cores (2 on a 2-core machine), RocketMQ's rule parks the waiter of an empty or short
-    /// critical section, whose k runs out while the holder re-acquires; `docs/abs.md`, round 6, gives
-    /// the figures (sweep strategy `abs-park` is `park_only_when_crowded: false`). Calibrated: `true`.
-    /// RocketMQ: `false` (its `max_spinners` is `u32::MAX`, so no window would ever be crowded). Ours.
+    /// Whether spin mode switches to park mode only in a crowded window: one in which some acquisition
+    /// saw more threads waiting than `max_spinners`, i.e. more threads wanted the lock than there were
+    /// spare cores ([`WindowStats::crowded`](crate::WindowStats::crowded)). An uncrowded window whose k
+    /// ran out at `k_max` holds spin mode instead: parking frees a core only for a thread that wants
+    /// one, and each park costs the releasing holder a wake-up. With as many threads as cores (2 on a
+    /// 2-core machine), RocketMQ's rule parks the waiters of a short critical section, whose k runs out
+    /// while the holder re-acquires; `docs/abs.md`, round 6, gives the figures (sweep and grid strategy
+    /// `abs-park` is `park_only_when_crowded: false`). Calibrated: `true`. RocketMQ: `false` (its
+    /// `max_spinners` is `u32::MAX`, so no window would ever be crowded). Ours.
     pub park_only_when_crowded: bool,
     /// Waiters that may spin or yield at once; a newcomer that finds this many parks at once (an entry
     /// cap on the threads circulating over the lock, after Dice, "Malthusian Locks", EuroSys 2017). `0`:

@@ -100,7 +100,8 @@ const MAX_BURST: u32 = 64;
 ///
 /// The *mode*, k and whether crowded waiters spin at all live in a policy word that only decides how
 /// long a waiter spins and yields; the holder adapts mode and k once per window of acquisitions
-/// (RocketMQ's rule, see [`decide`]) and settles the crowded waiters' spin by a periodic trial that
+/// (RocketMQ's rule, see [`decide`], switching to park mode only in a window that had more waiters than
+/// spare cores) and settles the crowded waiters' spin by a periodic trial that
 /// times both settings ([`decide_crowded`]). No acquisition or release depends on the policy word, so
 /// [`set_mode`](Self::set_mode) is safe at any moment.
 ///
@@ -111,8 +112,9 @@ const MAX_BURST: u32 = 64;
 /// Four 64-byte lines, one per access pattern, so no counter write or waiter RMW touches the lock
 /// word's line: (1) the lock word and the policy word (the policy changes once per window at most);
 /// (2, 3) counters written only by the holder with plain stores; (4) the waiter register (two RMWs per
-/// contended acquisition), the rare RMW counters and the trace pointer. A waiter keeps its tally in
-/// registers and adds it once, when it holds the lock.
+/// contended acquisition), the window's crowded flag (written by the holder at most twice per window),
+/// the rare RMW counters and the trace pointer. A waiter keeps its tally in registers and adds it once,
+/// when it holds the lock.
 ///
 /// Source: RocketMQ 5.3.2 `org.apache.rocketmq.store.lock.AdaptiveBackOffSpinLockImpl` (the adaptation
 /// rule), parking_lot's `RawMutex` (lock word, parking, fair unlock), Go's `sync.Mutex` (canSpin,
@@ -176,7 +178,7 @@ struct Counters {
     fair_at: HolderCounter,
 }
 
-/// Line 4: updated by waiters with RMWs, or rarely.
+/// Line 4: updated by waiters with RMWs, or rarely (the crowded flag: by the holder, once per window at most).
 #[repr(C, align(64))]
 struct Shared {
     /// `WAITER` per thread in the slow path plus `ACTIVE` per waiter not parked.
