@@ -17,7 +17,8 @@ pub struct AbsConfig {
     pub k_init: u32,
     /// Lowest k; lowering stops here.
     pub k_min: u32,
-    /// Highest k; when spinning still fails at this k, waiters switch to parking. The lock keeps k in 29
+    /// Highest k; when spinning still fails at this k, waiters switch to parking (with
+    /// [`park_only_when_crowded`](Self::park_only_when_crowded), only in a crowded window). The lock keeps k in 29
     /// bits, so any k above 536 870 911 (2^29 - 1) acts as that; [`K_CEILING`] is far below it.
     pub k_max: u32,
     /// Additive step: raising adds it once doubling would pass `k_max`; lowering subtracts it.
@@ -74,15 +75,16 @@ pub struct AbsConfig {
     /// `crowded_spins` (round 4's rule). Calibrated: `true`. RocketMQ: `false` (its `crowded_spins` is
     /// 0, so there is nothing to try). Ours.
     pub crowded_trial: bool,
-    /// Whether spin mode switches to park mode only in a crowded window: one in which some acquisition
-    /// saw more threads waiting than `max_spinners`, i.e. more threads wanted the lock than there were
-    /// spare cores ([`WindowStats::crowded`](crate::WindowStats::crowded)). An uncrowded window whose k
+    /// Whether spin mode switches to park mode only in a crowded window: one in which, at some
+    /// acquisition, the holder and the threads waiting outnumbered the cores
+    /// ([`WindowStats::crowded`](crate::WindowStats::crowded); the number of cores, not `max_spinners`,
+    /// so a `max_spinners` set by hand does not change it). An uncrowded window whose k
     /// ran out at `k_max` holds spin mode instead: parking frees a core only for a thread that wants
     /// one, and each park costs the releasing holder a wake-up. With as many threads as cores (2 on a
     /// 2-core machine), RocketMQ's rule parks the waiters of a short critical section, whose k runs out
     /// while the holder re-acquires; `docs/abs.md`, round 6, gives the figures (sweep and grid strategy
-    /// `abs-park` is `park_only_when_crowded: false`). Calibrated: `true`. RocketMQ: `false` (its
-    /// `max_spinners` is `u32::MAX`, so no window would ever be crowded). Ours.
+    /// `abs-park` is `park_only_when_crowded: false`). Calibrated: `true`. RocketMQ: `false` (upstream
+    /// parks whatever the crowd). Ours.
     pub park_only_when_crowded: bool,
     /// Waiters that may spin or yield at once; a newcomer that finds this many parks at once (an entry
     /// cap on the threads circulating over the lock, after Dice, "Malthusian Locks", EuroSys 2017). `0`:

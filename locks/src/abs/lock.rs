@@ -2,7 +2,7 @@
 
 use core::marker::PhantomData;
 
-use super::config::AbsConfig;
+use super::config::{AbsConfig, cores};
 use super::policy::{Decision, WindowStats, decide};
 use super::profile::{AbsProfile, Calibrated};
 use super::stats::{AbsStats, Mode, TracePoint};
@@ -100,8 +100,8 @@ const MAX_BURST: u32 = 64;
 ///
 /// The *mode*, k and whether crowded waiters spin at all live in a policy word that only decides how
 /// long a waiter spins and yields; the holder adapts mode and k once per window of acquisitions
-/// (RocketMQ's rule, see [`decide`], switching to park mode only in a window that had more waiters than
-/// spare cores) and settles the crowded waiters' spin by a periodic trial that
+/// (RocketMQ's rule, see [`decide`], switching to park mode only in a window in which the holder and its
+/// waiters outnumbered the cores) and settles the crowded waiters' spin by a periodic trial that
 /// times both settings ([`decide_crowded`]). No acquisition or release depends on the policy word, so
 /// [`set_mode`](Self::set_mode) is safe at any moment.
 ///
@@ -112,7 +112,8 @@ const MAX_BURST: u32 = 64;
 /// Four 64-byte lines, one per access pattern, so no counter write or waiter RMW touches the lock
 /// word's line: (1) the lock word and the policy word (the policy changes once per window at most);
 /// (2, 3) counters written only by the holder with plain stores; (4) the waiter register (two RMWs per
-/// contended acquisition), the window's crowded flag (written by the holder at most twice per window),
+/// contended acquisition), the window's crowded flag (set and cleared by the holder, each at most once per
+/// window),
 /// the rare RMW counters and the trace pointer. A waiter keeps its tally in registers and adds it once,
 /// when it holds the lock.
 ///
@@ -178,14 +179,16 @@ struct Counters {
     fair_at: HolderCounter,
 }
 
-/// Line 4: updated by waiters with RMWs, or rarely (the crowded flag: by the holder, once per window at most).
+/// Line 4: updated by waiters with RMWs, or rarely (the crowded flag: by the holder, set and cleared at
+/// most once each per window).
 #[repr(C, align(64))]
 struct Shared {
     /// `WAITER` per thread in the slow path plus `ACTIVE` per waiter not parked.
     waiters: AtomicU32,
-    /// Set by a holder that saw more threads waiting than `max_spinners` (more threads want the lock
-    /// than there are spare cores) since the holder last cleared it, at a window's end. It sits beside
-    /// the register the holder reads at every acquisition, so checking it costs no other line.
+    /// Set by a holder that saw the holder and the threads waiting outnumber the cores (more threads
+    /// want the lock than there are cores) since a holder last cleared it, at a window's end: set at most
+    /// once and cleared at most once per window. It sits beside the register the holder reads at every
+    /// acquisition, so checking it costs no other line.
     crowded: AtomicBool,
     mode_switches: AtomicU64,
     timeouts: AtomicU64,
@@ -462,17 +465,24 @@ impl<P: AbsProfile> RawAbsLock<P> {
         let waiting = self.shared.waiters.load(Ordering::Relaxed) / WAITER;
         if waiting != 0 {
             c.waiters_seen.add(u64::from(waiting));
-            // More threads waiting than spare cores (`max_spinners` is at least 1): mark the window
-            // crowded. The flag shares the line just read, and is written once per window at most.
-            if waiting > 1
-                && !self.shared.crowded.load(Ordering::Relaxed)
-                && waiting > P::config().limits().max_spinners
-            {
-                self.shared.crowded.store(true, Ordering::Relaxed);
+            // The flag shares the line just read; once set, later acquisitions of the window only read it.
+            if waiting > 1 && !self.shared.crowded.load(Ordering::Relaxed) {
+                self.mark_if_crowded(waiting);
             }
         }
         if n.is_multiple_of(P::CHECK_INTERVAL) {
             self.end_window(n);
+        }
+    }
+
+    /// Holder-only: marks the window crowded if the holder and the `waiting` threads it saw outnumber
+    /// the cores (on 1 core the caller's `waiting > 1` leaves 1 waiter to the next acquisition that
+    /// sees 2). Out of line: it runs only until the flag is set in each window.
+    #[cold]
+    fn mark_if_crowded(&self, waiting: u32) {
+        debug_assert!(self.raw_is_locked(), "only the holder marks the window");
+        if waiting >= cores() {
+            self.shared.crowded.store(true, Ordering::Relaxed);
         }
     }
 
@@ -791,6 +801,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// Holder-only: closes the window if it is long enough and applies the policy's decision.
     #[cold]
     fn end_window(&self, n: u64) {
+        debug_assert!(self.raw_is_locked(), "only the holder ends a window");
         let cfg = P::config();
         let c = &self.counters;
         let acquisitions = n.wrapping_sub(c.window_acquisitions.get());
@@ -960,14 +971,14 @@ mod tests {
 mod crowding_tests {
     use super::*;
 
-    /// The calibrated profile with one-acquisition windows that the test ends by hand.
+    /// The calibrated profile with two-acquisition windows that the test ends by hand.
     enum ManualWindows {}
 
     impl AbsProfile for ManualWindows {
         const CHECK_INTERVAL: u64 = u64::MAX;
         fn config() -> &'static AbsConfig {
             static C: std::sync::OnceLock<AbsConfig> = std::sync::OnceLock::new();
-            C.get_or_init(|| AbsConfig { window: 1, ..*AbsConfig::calibrated() })
+            C.get_or_init(|| AbsConfig { window: 2, ..*AbsConfig::calibrated() })
         }
     }
 
@@ -982,19 +993,53 @@ mod crowding_tests {
         lock.shared.crowded.load(Ordering::Relaxed)
     }
 
+    /// Ends the window at acquisition `n` as the holder does, holding the lock.
+    fn end_window_at(lock: &RawAbsLock<ManualWindows>, n: u64) {
+        lock.raw_lock();
+        lock.end_window(n);
+        // SAFETY: locked above, by this thread.
+        unsafe { lock.raw_unlock() };
+    }
+
     #[test]
-    fn a_window_is_crowded_only_past_the_spare_cores() {
-        let spare = ManualWindows::config().limits().max_spinners;
+    fn a_window_is_crowded_only_when_the_threads_outnumber_the_cores() {
+        let cores = cores();
         let lock = RawAbsLock::<ManualWindows>::new();
         assert!(!acquire_with_waiters(&lock, 0));
         assert!(!acquire_with_waiters(&lock, 1));
-        assert!(!acquire_with_waiters(&lock, spare));
-        assert!(acquire_with_waiters(&lock, spare + 1));
+        assert!(!acquire_with_waiters(&lock, cores.saturating_sub(1)));
+        assert!(acquire_with_waiters(&lock, cores.max(2)));
         // The mark stays until the window ends, whatever later acquisitions see.
         assert!(acquire_with_waiters(&lock, 0));
-        lock.end_window(lock.counters.acquisitions.get());
+        end_window_at(&lock, lock.counters.acquisitions.get() + 1);
         assert!(!lock.shared.crowded.load(Ordering::Relaxed), "the window's end clears the mark");
-        assert!(!acquire_with_waiters(&lock, spare));
+    }
+
+    #[test]
+    fn the_mark_survives_a_check_before_the_window_is_full() {
+        let lock = RawAbsLock::<ManualWindows>::new();
+        assert!(acquire_with_waiters(&lock, cores().max(2)));
+        // The window holds 1 acquisition, less than its 2: this check returns before the window's end.
+        end_window_at(&lock, 1);
+        assert!(lock.shared.crowded.load(Ordering::Relaxed));
+    }
+
+    #[test]
+    fn only_a_crowded_window_at_k_max_parks() {
+        let cfg = ManualWindows::config();
+        assert!(cfg.park_only_when_crowded);
+        // Every acquisition of each window runs out, so the policy's only question is whether to park.
+        let run_out_window = |lock: &RawAbsLock<ManualWindows>, waiting: u32| {
+            acquire_with_waiters(lock, waiting);
+            let c = &lock.counters;
+            c.run_outs.set(c.run_outs.get() + 1000);
+            end_window_at(lock, c.acquisitions.get() + 1);
+            lock.mode()
+        };
+        let lock = RawAbsLock::<ManualWindows>::new();
+        lock.hot.policy.store(encode_policy(Mode::Spin, cfg.k_max), Ordering::Relaxed);
+        assert_eq!(run_out_window(&lock, 0), Mode::Spin, "uncrowded: hold spin mode at k_max");
+        assert_eq!(run_out_window(&lock, cores().max(2)), Mode::Park, "crowded: RocketMQ's switch");
     }
 }
 
@@ -1105,6 +1150,7 @@ mod layout_tests {
         assert_eq!(line(core::ptr::from_ref(&lock.counters.acquisitions).addr()), 1);
         assert_eq!(line(core::ptr::from_ref(&lock.counters.critical_milli).addr()), 2);
         assert_eq!(line(core::ptr::from_ref(&lock.shared.waiters).addr()), 3);
+        assert_eq!(line(core::ptr::from_ref(&lock.shared.crowded).addr()), 3);
     }
 }
 

@@ -23,10 +23,12 @@ pub struct WindowStats {
     pub contention_milli: u64,
     /// `contention_milli` recorded when the lock last switched to park mode (0 if never).
     pub critical_milli: u64,
-    /// Whether some acquisition of the window saw more threads waiting (spinning, yielding or asleep)
-    /// than [`AbsConfig::max_spinners`] (the cores minus one): more threads wanted the lock than there
-    /// were spare cores. A window without such an acquisition is *uncrowded*: every waiter had a core of
-    /// its own, as when a lock has as many threads as cores. Ours.
+    /// Whether, at some acquisition of the window, the holder and the threads waiting (spinning,
+    /// yielding or asleep) outnumbered the cores (`std::thread::available_parallelism`): more threads
+    /// wanted the lock than there were cores. A window without such an acquisition is *uncrowded*:
+    /// every waiter had a core of its own, as when a lock has as many threads as cores. Not the
+    /// crowded-spin trial's measure ([`TrialWindow::crowded`](crate::TrialWindow::crowded), a mean).
+    /// Ours.
     pub crowded: bool,
 }
 
@@ -55,9 +57,9 @@ pub enum Decision {
 /// toward `k_min`. Park mode: when `contention * 100 <= critical * return_percent`, switch back to
 /// spinning with k lowered once. An empty window holds.
 ///
-/// Ours on top: with [`AbsConfig::park_only_when_crowded`], an uncrowded window (no acquisition saw
-/// more waiters than spare cores, [`WindowStats::crowded`]) whose k ran out at `k_max` holds spin mode
-/// instead of switching to park. Parking frees a core
+/// Ours on top: with [`AbsConfig::park_only_when_crowded`], an uncrowded window (the holder and its
+/// waiters never outnumbered the cores, [`WindowStats::crowded`]) whose k ran out at `k_max` holds spin
+/// mode instead of switching to park. Parking frees a core
 /// only for a thread that wants one; when each waiter has a spare core, it frees nothing, and every
 /// park costs a releasing holder a wake-up (`docs/abs.md`, round 6).
 pub fn decide(config: &AbsConfig, w: &WindowStats) -> Decision {
@@ -179,10 +181,13 @@ mod tests {
             decide(&CROWD, &WindowStats { crowded: false, ..spin(1000, 3200, 10) }),
             Decision::RaiseK(2000)
         );
-        assert_eq!(
-            decide(&CROWD, &WindowStats { crowded: false, ..park(10_000, 8001, 10_000) }),
-            Decision::Hold
-        );
+        // In park mode the crowd changes nothing: the same decisions as RocketMQ's, holding or returning.
+        for w in [park(10_000, 8001, 10_000), park(10_000, 8000, 10_000)] {
+            for crowded in [false, true] {
+                assert_eq!(decide(&CROWD, &WindowStats { crowded, ..w }), decide(&R, &w));
+            }
+        }
+        assert_eq!(decide(&R, &park(10_000, 8000, 10_000)), Decision::SwitchToSpin(9000));
     }
 
     #[test]
