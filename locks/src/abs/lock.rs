@@ -477,7 +477,9 @@ impl<P: AbsProfile> RawAbsLock<P> {
 
     /// Holder-only: marks the window crowded if the holder and the `waiting` threads it saw outnumber
     /// the cores (on 1 core the caller's `waiting > 1` leaves 1 waiter to the next acquisition that
-    /// sees 2). Out of line: it runs only until the flag is set in each window.
+    /// sees 2). Out of line. On 2 cores it runs at most once per window (2 waiters always mark); with
+    /// more cores it also runs, without marking, at each acquisition that sees 2 to cores - 1 waiters:
+    /// one call and one atomic load of the cached core count.
     #[cold]
     fn mark_if_crowded(&self, waiting: u32) {
         debug_assert!(self.raw_is_locked(), "only the holder marks the window");

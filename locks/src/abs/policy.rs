@@ -41,7 +41,8 @@ pub enum Decision {
     RaiseK(u32),
     /// Spin mode: spinning almost always succeeds; spin less.
     LowerK(u32),
-    /// Spinning still fails at `k_max`: park waiters; remember the contention level.
+    /// Spinning still fails at `k_max` (and, with [`AbsConfig::park_only_when_crowded`], the window
+    /// was crowded): park waiters; remember the contention level.
     SwitchToPark {
         /// Contention at the switch, in thousandths of a waiter.
         critical_milli: u64,
