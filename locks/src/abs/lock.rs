@@ -112,10 +112,9 @@ const MAX_BURST: u32 = 64;
 /// Four 64-byte lines, one per access pattern, so no counter write or waiter RMW touches the lock
 /// word's line: (1) the lock word and the policy word (the policy changes once per window at most);
 /// (2, 3) counters written only by the holder with plain stores; (4) the waiter register (two RMWs per
-/// contended acquisition), the window's crowded flag (set and cleared by the holder, each at most once per
-/// window),
-/// the rare RMW counters and the trace pointer. A waiter keeps its tally in registers and adds it once,
-/// when it holds the lock.
+/// contended acquisition), the window's crowded flag (set and cleared by the holder, each at most once
+/// per window), the rare RMW counters and the trace pointer. A waiter keeps its tally in registers and
+/// adds it once, when it holds the lock.
 ///
 /// Source: RocketMQ 5.3.2 `org.apache.rocketmq.store.lock.AdaptiveBackOffSpinLockImpl` (the adaptation
 /// rule), parking_lot's `RawMutex` (lock word, parking, fair unlock), Go's `sync.Mutex` (canSpin,
