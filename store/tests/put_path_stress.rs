@@ -5,7 +5,7 @@
 //! finishing is the no-lost-wake-up check.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Once};
 use std::thread;
 
@@ -79,9 +79,9 @@ fn xorshift(s: &mut u64) -> u64 {
 }
 
 /// Runs `threads` callers of `submit`, each issuing up to `per_thread` random requests;
-/// every third caller panics halfway (after a completed request). `until_closed`: callers
-/// keep going until they see `Closed`, and `close` is called once `close_after` requests
-/// completed.
+/// every third caller panics halfway (after a completed request). With `close_after`:
+/// callers keep going until they see `Closed` (so each ends with exactly one), and `close`
+/// is called once `close_after` requests completed.
 fn drive(
     submit: Arc<dyn Fn(Req) -> Outcome + Send + Sync>,
     close: &dyn Fn(),
@@ -92,11 +92,9 @@ fn drive(
     quiet_injected_panics();
     let seen: Seen = Arc::default();
     let done = Arc::new(AtomicU64::new(0));
-    let stop = Arc::new(AtomicBool::new(false));
     let handles: Vec<_> = (0..threads)
         .map(|t| {
-            let (submit, seen, done, stop) =
-                (Arc::clone(&submit), Arc::clone(&seen), Arc::clone(&done), Arc::clone(&stop));
+            let (submit, seen, done) = (Arc::clone(&submit), Arc::clone(&seen), Arc::clone(&done));
             thread::spawn(move || {
                 let mut rng = 0x9E37_79B9_7F4A_7C15 ^ ((t + 1) * 0x1000_0001);
                 for k in 0..per_thread {
@@ -111,7 +109,7 @@ fn drive(
                     let closed = out == Err(HandOffError::Closed);
                     assert!(seen.lock().unwrap().insert(req.id, out).is_none(), "one outcome per request");
                     done.fetch_add(1, Ordering::Release);
-                    if closed || stop.load(Ordering::Acquire) {
+                    if closed {
                         return;
                     }
                     if t % 3 == 2 && k == per_thread / 2 && close_after.is_none() {
@@ -126,7 +124,6 @@ fn drive(
             thread::yield_now();
         }
         close();
-        stop.store(true, Ordering::Release);
     }
     let mut panicked = 0;
     for h in handles {
@@ -167,6 +164,11 @@ fn check(seen: &HashMap<u64, Outcome>, applied: &[Req], expect_panics: bool) {
     if expect_panics {
         assert!(panicked > 0, "the injected panics reached their callers");
     }
+}
+
+/// How many requests were refused with `Closed`.
+fn closed_count(seen: &HashMap<u64, Outcome>) -> usize {
+    seen.values().filter(|o| **o == Err(HandOffError::Closed)).count()
 }
 
 fn applied_log() -> (Arc<Mutex<Vec<Req>>>, ModelTail) {
@@ -213,7 +215,7 @@ fn sequencer_close_with_puts_in_flight() {
     let seen = drive(Arc::new(move |r| s.submit(r)), &|| seq.close(), 8, u64::MAX, Some(3000));
     let applied = applied.lock().unwrap();
     check(&seen, &applied, false);
-    assert!(seen.values().any(|o| *o == Err(HandOffError::Closed)), "some puts raced the close");
+    assert_eq!(closed_count(&seen), 8, "every caller's first put after the close was refused");
     assert_eq!(
         seq.submit(Req { id: u64::MAX, records: 1, fail: false, panic: false }),
         Err(HandOffError::Closed)
@@ -227,6 +229,7 @@ fn combining_close_with_puts_in_flight() {
     let c = Arc::clone(&comb);
     let seen = drive(Arc::new(move |r| c.submit(r)), &|| comb.close(), 8, u64::MAX, Some(3000));
     check(&seen, &applied.lock().unwrap(), false);
+    assert_eq!(closed_count(&seen), 8, "every caller's first put after the close was refused");
     assert_eq!(
         comb.submit(Req { id: u64::MAX, records: 1, fail: false, panic: false }),
         Err(HandOffError::Closed)
