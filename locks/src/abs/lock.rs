@@ -36,6 +36,13 @@ const TOKEN_WAITING: usize = 0;
 /// the bound overshoots by at most 256 acquisitions.
 const FAIR_CHECK_EVERY: u64 = 256;
 
+/// `fair_at` for a bound of 0: every release over sleepers hands off.
+const FAIR_ALWAYS: u64 = u64::MAX;
+/// `fair_at` for no bound: no release hands off.
+const FAIR_NEVER: u64 = u64::MAX - 1;
+/// The latest instant (us) `fair_at` holds as a due time.
+const FAIR_LAST: u64 = u64::MAX - 2;
+
 /// Waiter register: one unit per thread in the slow path. The active count below it has 16 bits, so
 /// one lock supports at most 65 535 waiting threads at once (documented on [`RawAbsLock`]).
 const WAITER: u32 = 1 << 16;
@@ -174,7 +181,7 @@ struct Counters {
     /// The same while they yielded at once.
     trial_yield: HolderCounter,
     /// Microseconds (since [`now_us`]'s origin) after which a release over sleepers hands off; 0 until
-    /// the first contended release.
+    /// the first release over sleepers; [`FAIR_ALWAYS`] or [`FAIR_NEVER`] for a bound of 0 or none.
     fair_at: HolderCounter,
 }
 
@@ -776,26 +783,46 @@ impl<P: AbsProfile> RawAbsLock<P> {
     }
 
     /// Holder-only: whether this release over sleepers is due to hand the lock to the oldest one (the
-    /// starvation bound). Reads the clock on one contended release in [`FAIR_CHECK_EVERY`]; the first
-    /// check only starts the period.
+    /// starvation bound). The first such release reads the bound from the config and starts the period;
+    /// later ones look only at the acquisition count (held in this core's cache), and on one in
+    /// [`FAIR_CHECK_EVERY`] read the config and the clock. Under oversubscription sleepers are present
+    /// at almost every release of a ~7 ns acquisition, so the common case must be one load and one
+    /// compare: a config lookup on each release showed in the 0 ns cells past the cores (`docs/abs.md`).
+    /// A bound of 0 or none is remembered from the first read.
     #[inline]
     fn fairness_due(&self) -> bool {
-        let Some(bound) = P::config().limits().starve_after else {
-            return false;
-        };
-        if bound == 0 {
-            return true;
-        }
         let c = &self.counters;
-        if !c.acquisitions.get().is_multiple_of(FAIR_CHECK_EVERY) {
-            return false;
-        }
-        let now = now_us();
         let due_at = c.fair_at.get();
+        match due_at {
+            FAIR_ALWAYS => return true,
+            FAIR_NEVER => return false,
+            0 => {}
+            _ if !c.acquisitions.get().is_multiple_of(FAIR_CHECK_EVERY) => return false,
+            _ => {}
+        }
+        self.fairness_check(due_at)
+    }
+
+    /// Holder-only, out of line: reads the bound and the clock; see [`fairness_due`](Self::fairness_due).
+    #[cold]
+    fn fairness_check(&self, due_at: u64) -> bool {
+        let c = &self.counters;
+        let bound = match P::config().limits().starve_after {
+            None => {
+                c.fair_at.set(FAIR_NEVER);
+                return false;
+            }
+            Some(0) => {
+                c.fair_at.set(FAIR_ALWAYS);
+                return true;
+            }
+            Some(bound) => bound,
+        };
+        let now = now_us();
         if due_at != 0 && now < due_at {
             return false;
         }
-        c.fair_at.set(now.saturating_add(u64::from(bound)).max(1));
+        c.fair_at.set(now.saturating_add(u64::from(bound)).clamp(1, FAIR_LAST));
         due_at != 0
     }
 
@@ -1194,5 +1221,53 @@ mod starvation_tests {
         assert_eq!(stats.handoffs, 1, "{stats:?}");
         assert_eq!(stats.acquisitions, 2, "{stats:?}");
         assert!(!lock.raw_is_locked());
+    }
+
+    /// The calibrated profile with the starvation bound `B` us (`u32::MAX`: none).
+    enum Bound<const B: u32> {}
+
+    impl<const B: u32> AbsProfile for Bound<B> {
+        fn config() -> &'static AbsConfig {
+            // One static per bound: each `B` is its own function.
+            static ZERO: std::sync::OnceLock<AbsConfig> = std::sync::OnceLock::new();
+            static NONE: std::sync::OnceLock<AbsConfig> = std::sync::OnceLock::new();
+            static LONG: std::sync::OnceLock<AbsConfig> = std::sync::OnceLock::new();
+            let cell = match B {
+                0 => &ZERO,
+                u32::MAX => &NONE,
+                _ => &LONG,
+            };
+            cell.get_or_init(|| AbsConfig { starve_after_us: B, ..AbsConfig::ROCKETMQ })
+        }
+    }
+
+    /// What `fairness_due` answers at `n` successive releases over sleepers (the holder's calls, made
+    /// with the lock held), and what `fair_at` holds after.
+    fn fairness_over<P: AbsProfile>(n: u64) -> (Vec<bool>, u64) {
+        let lock = RawAbsLock::<P>::new();
+        let due = (0..n)
+            .map(|_| {
+                lock.raw_lock();
+                let due = lock.fairness_due();
+                // SAFETY: locked above, by this thread.
+                unsafe { lock.raw_unlock() };
+                due
+            })
+            .collect();
+        (due, lock.counters.fair_at.get())
+    }
+
+    #[test]
+    fn a_bound_of_zero_or_none_is_remembered_from_the_first_release() {
+        assert_eq!(fairness_over::<Bound<0>>(3), (vec![true; 3], FAIR_ALWAYS));
+        assert_eq!(fairness_over::<Bound<{ u32::MAX }>>(3), (vec![false; 3], FAIR_NEVER));
+    }
+
+    #[test]
+    fn a_long_bound_starts_its_period_and_is_not_due_within_it() {
+        // ~71 minutes: no release in this test reaches it.
+        let (due, fair_at) = fairness_over::<Bound<{ u32::MAX - 1 }>>(2 * FAIR_CHECK_EVERY + 1);
+        assert!(due.iter().all(|d| !d));
+        assert!(fair_at != 0 && fair_at < FAIR_NEVER, "{fair_at}");
     }
 }
