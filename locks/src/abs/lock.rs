@@ -933,7 +933,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
             TrialWindow {
                 yielded,
                 ps: u32::try_from(ps).unwrap_or(u32::MAX),
-                crowded: window.mode == Mode::Spin && window.contention_milli >= crowded_milli,
+                saturated: window.mode == Mode::Spin && window.contention_milli >= crowded_milli,
             },
         );
         let void = if next.void { TRIAL_VOID } else { 0 };

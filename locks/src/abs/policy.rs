@@ -27,7 +27,7 @@ pub struct WindowStats {
     /// yielding or asleep) outnumbered the cores (`std::thread::available_parallelism`): more threads
     /// wanted the lock than there were cores. A window without such an acquisition is *uncrowded*:
     /// every waiter had a core of its own, as when a lock has as many threads as cores. Not the
-    /// crowded-spin trial's measure ([`TrialWindow::crowded`](crate::TrialWindow::crowded), a mean).
+    /// crowded-spin trial's measure ([`TrialWindow::saturated`](crate::TrialWindow::saturated), a mean).
     /// Ours.
     pub crowded: bool,
 }

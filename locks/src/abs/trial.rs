@@ -52,7 +52,7 @@ pub struct CrowdedTrial {
     pub spin: TrialArm,
     /// This cycle's windows whose crowded waiters yielded at once.
     pub yielded: TrialArm,
-    /// A window of this cycle's trial did not qualify (see [`TrialWindow::crowded`], [`TRIAL_VOID_PS`]):
+    /// A window of this cycle's trial did not qualify (see [`TrialWindow::saturated`], [`TRIAL_VOID_PS`]):
     /// the trial keeps spinning.
     pub void: bool,
 }
@@ -65,10 +65,11 @@ pub struct TrialWindow {
     /// Its time per acquisition, in ps (0 if the lock did not time it: outside a trial).
     pub ps: u32,
     /// Whether the setting could matter in it: spin mode, and on average at least `max_spinners` + 1
-    /// waiters per acquisition, so some were crowded. A trial window without them voids the trial: on a
-    /// lock that is not saturated, time per acquisition measures how often the application takes the
-    /// lock, not the setting.
-    pub crowded: bool,
+    /// waiters per acquisition, so some were crowded (a mean over the window, unlike
+    /// [`WindowStats::crowded`](crate::WindowStats::crowded), which is set by any one acquisition). A
+    /// trial window that is not saturated voids the trial: there, time per acquisition measures how
+    /// often the application takes the lock, not the setting.
+    pub saturated: bool,
 }
 
 /// Whether the lock must read the clock at the end of the window at `position`: only to start the
@@ -84,7 +85,7 @@ pub fn trial_timed(position: u32) -> bool {
 /// cycle, spinning unless yielding wins by [`TRIAL_MARGIN_PERCENT`]. Each setting's slowest window is
 /// dropped because a window in which the holder lost its core says nothing about the setting, and on
 /// the store path such windows made the trial choose yielding where spinning is right. A trial any of
-/// whose windows did not qualify ([`TrialWindow::crowded`], [`TRIAL_VOID_PS`]) keeps spinning. Takes the
+/// whose windows did not qualify ([`TrialWindow::saturated`], [`TRIAL_VOID_PS`]) keeps spinning. Takes the
 /// trial state and the window that just ended; returns the next state and whether the next window
 /// yields.
 ///
@@ -98,7 +99,7 @@ pub fn decide_crowded(trial: CrowdedTrial, window: TrialWindow) -> (CrowdedTrial
     let trial_end = TRIAL_START + TRIAL_PATTERN.len() as u32;
     let mut next = trial;
     if (TRIAL_START..trial_end).contains(&trial.position) {
-        if !window.crowded || window.ps >= TRIAL_VOID_PS {
+        if !window.saturated || window.ps >= TRIAL_VOID_PS {
             next.void = true;
         } else if window.yielded {
             next.yielded = next.yielded.add(window.ps);
@@ -135,7 +136,7 @@ mod tests {
         let mut yielding = false;
         for _ in 0..TRIAL_START + TRIAL_PATTERN.len() as u32 {
             let ps = if yielding { yield_ps } else { spin_ps };
-            (trial, yielding) = decide_crowded(trial, TrialWindow { yielded: yielding, ps, crowded: true });
+            (trial, yielding) = decide_crowded(trial, TrialWindow { yielded: yielding, ps, saturated: true });
         }
         assert_eq!(trial.position, TRIAL_START + TRIAL_PATTERN.len() as u32);
         assert_eq!((trial.spin, trial.yielded), Default::default(), "the sums restart after each trial");
@@ -150,7 +151,7 @@ mod tests {
         let mut seen = Vec::new();
         for _ in 0..TRIAL_START + TRIAL_PATTERN.len() as u32 - 1 {
             (trial, yielding) =
-                decide_crowded(trial, TrialWindow { yielded: yielding, ps: 1000, crowded: true });
+                decide_crowded(trial, TrialWindow { yielded: yielding, ps: 1000, saturated: true });
             if trial.position >= TRIAL_START {
                 seen.push(yielding);
             }
@@ -163,7 +164,7 @@ mod tests {
         let mut trial = CrowdedTrial::default();
         for _ in 0..TRIAL_START - 1 {
             let (next, yielding) =
-                decide_crowded(trial, TrialWindow { yielded: false, ps: 1, crowded: true });
+                decide_crowded(trial, TrialWindow { yielded: false, ps: 1, saturated: true });
             assert!(!yielding);
             trial = next;
         }
@@ -189,20 +190,20 @@ mod tests {
         let mut yielding = false;
         for _ in 0..TRIAL_START + TRIAL_PATTERN.len() as u32 {
             let ps = if yielding { 50_000 } else { 100_000 };
-            (trial, yielding) = decide_crowded(trial, TrialWindow { yielded: yielding, ps, crowded: true });
+            (trial, yielding) = decide_crowded(trial, TrialWindow { yielded: yielding, ps, saturated: true });
         }
         assert!(yielding);
         // Kept for the rest of the cycle, whatever the windows measure.
         while trial.position != 0 {
             (trial, yielding) =
-                decide_crowded(trial, TrialWindow { yielded: yielding, ps: 1, crowded: true });
+                decide_crowded(trial, TrialWindow { yielded: yielding, ps: 1, saturated: true });
             assert!(yielding);
         }
         // The next cycle keeps it for TRIAL_START windows, then tries again, this time with spinning
         // faster.
         for _ in 0..TRIAL_START + TRIAL_PATTERN.len() as u32 {
             let ps = if yielding { 100_000 } else { 50_000 };
-            (trial, yielding) = decide_crowded(trial, TrialWindow { yielded: yielding, ps, crowded: true });
+            (trial, yielding) = decide_crowded(trial, TrialWindow { yielded: yielding, ps, saturated: true });
         }
         assert!(!yielding);
     }
@@ -216,16 +217,16 @@ mod tests {
         assert!(run_trial(TRIAL_VOID_PS - 1, 1));
     }
 
-    /// One window without crowded waiters (or in park mode) voids the trial, and the next one starts
-    /// clean.
+    /// One window that is not saturated (no crowded waiters on average, or park mode) voids the trial,
+    /// and the next one starts clean.
     #[test]
     fn a_window_without_crowded_waiters_voids_the_trial() {
         let mut trial = CrowdedTrial::default();
         let mut yielding = false;
         for _ in 0..TRIAL_START + TRIAL_PATTERN.len() as u32 {
-            let crowded = trial.position != TRIAL_START + 3;
+            let saturated = trial.position != TRIAL_START + 3;
             let ps = if yielding { 10_000 } else { 100_000 };
-            (trial, yielding) = decide_crowded(trial, TrialWindow { yielded: yielding, ps, crowded });
+            (trial, yielding) = decide_crowded(trial, TrialWindow { yielded: yielding, ps, saturated });
         }
         assert!(!yielding, "yielding was 10x faster, but one window was not crowded");
         assert!(!trial.void, "the next trial starts clean");
@@ -244,11 +245,11 @@ mod tests {
         let trial = CrowdedTrial { position: u32::MAX, spin: arm, yielded: arm, void: false };
         // Out of the trial: the position wraps to the cycle's start and the setting is kept.
         let (next, yielding) =
-            decide_crowded(trial, TrialWindow { yielded: true, ps: u32::MAX, crowded: true });
+            decide_crowded(trial, TrialWindow { yielded: true, ps: u32::MAX, saturated: true });
         assert_eq!((next.position, yielding), (0, true));
         // A verdict over arms whose slowest window exceeds their total: the trimmed sums are 0, so spin.
         let trial = CrowdedTrial { position: TRIAL_START + 7, ..trial };
-        let (next, yielding) = decide_crowded(trial, TrialWindow { yielded: false, ps: 5, crowded: true });
+        let (next, yielding) = decide_crowded(trial, TrialWindow { yielded: false, ps: 5, saturated: true });
         assert!(!yielding);
         assert_eq!((next.spin, next.yielded), Default::default());
     }
@@ -270,7 +271,7 @@ mod tests {
                     (true, false) => s.next().expect("4 spin windows"),
                 };
                 (trial, yielding) =
-                    decide_crowded(trial, TrialWindow { yielded: yielding, ps, crowded: true });
+                    decide_crowded(trial, TrialWindow { yielded: yielding, ps, saturated: true });
             }
             yielding
         };
