@@ -32,8 +32,8 @@ const TOKEN_WAITING: usize = 0;
 
 /// A holder releasing over sleepers reads the clock for the starvation bound only on every this many
 /// acquisitions. Under oversubscription sleepers are present at almost every release, and a clock read
-/// (tens of ns in a VM) every 8 releases added ~3 ns to a ~7 ns acquisition; every 256 it is noise, and
-/// the bound overshoots by at most 256 acquisitions.
+/// (tens of ns in a VM) every 8 releases added ~3 ns to a ~7 ns acquisition; every 256 it is noise. The
+/// bound overshoots until the next acquisition at a multiple of 256 whose release sees sleepers.
 const FAIR_CHECK_EVERY: u64 = 256;
 
 /// `fair_at` for a bound of 0: every release over sleepers hands off.
@@ -784,11 +784,12 @@ impl<P: AbsProfile> RawAbsLock<P> {
 
     /// Holder-only: whether this release over sleepers is due to hand the lock to the oldest one (the
     /// starvation bound). The first such release reads the bound from the config and starts the period;
-    /// later ones look only at the acquisition count (held in this core's cache), and on one in
-    /// [`FAIR_CHECK_EVERY`] read the config and the clock. Under oversubscription sleepers are present
-    /// at almost every release of a ~7 ns acquisition, so the common case must be one load and one
-    /// compare: a config lookup on each release showed in the 0 ns cells past the cores (`docs/abs.md`).
-    /// A bound of 0 or none is remembered from the first read.
+    /// later ones load `fair_at` and the acquisition count (both holder-only counters, in this core's
+    /// cache) and test the count, and on one in [`FAIR_CHECK_EVERY`] read the config and the clock.
+    /// Under oversubscription sleepers are present at almost every release of a ~7 ns acquisition, so
+    /// the common case must be two plain loads and a test: a config lookup on each release showed in the
+    /// 0 ns cells past the cores (`docs/abs.md`, round 7). A bound of 0 or none is remembered from the
+    /// first read (one load).
     #[inline]
     fn fairness_due(&self) -> bool {
         let c = &self.counters;
@@ -1223,21 +1224,26 @@ mod starvation_tests {
         assert!(!lock.raw_is_locked());
     }
 
-    /// The calibrated profile with the starvation bound `B` us (`u32::MAX`: none).
+    /// RocketMQ's config with the starvation bound `B` us (`u32::MAX`: none).
     enum Bound<const B: u32> {}
 
     impl<const B: u32> AbsProfile for Bound<B> {
         fn config() -> &'static AbsConfig {
-            // One static per bound: each `B` is its own function.
+            // A static in a generic item is one static for every `B`, so each bound the tests use
+            // gets its own, and the assert catches a new bound that would share one.
             static ZERO: std::sync::OnceLock<AbsConfig> = std::sync::OnceLock::new();
             static NONE: std::sync::OnceLock<AbsConfig> = std::sync::OnceLock::new();
+            static ONE: std::sync::OnceLock<AbsConfig> = std::sync::OnceLock::new();
             static LONG: std::sync::OnceLock<AbsConfig> = std::sync::OnceLock::new();
             let cell = match B {
                 0 => &ZERO,
+                1 => &ONE,
                 u32::MAX => &NONE,
                 _ => &LONG,
             };
-            cell.get_or_init(|| AbsConfig { starve_after_us: B, ..AbsConfig::ROCKETMQ })
+            let cfg = cell.get_or_init(|| AbsConfig { starve_after_us: B, ..AbsConfig::ROCKETMQ });
+            assert_eq!(cfg.starve_after_us, B, "two bounds share a static");
+            cfg
         }
     }
 
@@ -1269,5 +1275,32 @@ mod starvation_tests {
         let (due, fair_at) = fairness_over::<Bound<{ u32::MAX - 1 }>>(2 * FAIR_CHECK_EVERY + 1);
         assert!(due.iter().all(|d| !d));
         assert!(fair_at != 0 && fair_at < FAIR_NEVER, "{fair_at}");
+    }
+
+    /// A bound of 1 us, once the clock has passed it: due exactly at the next acquisition that is a
+    /// multiple of [`FAIR_CHECK_EVERY`], not before (the clock is read only there), and the period
+    /// restarts there.
+    #[test]
+    fn a_passed_bound_is_due_at_the_next_check_only() {
+        let lock = RawAbsLock::<Bound<1>>::new();
+        let release = || {
+            lock.raw_lock();
+            let due = lock.fairness_due();
+            // SAFETY: locked above, by this thread.
+            unsafe { lock.raw_unlock() };
+            due
+        };
+        assert!(!release(), "the first release only starts the period");
+        let due_at = lock.counters.fair_at.get();
+        // Busy-wait on the clock itself (not a sleep): the bound has passed once it reads `due_at`.
+        while now_us() < due_at {
+            core::hint::spin_loop();
+        }
+        // Acquisitions 2 to FAIR_CHECK_EVERY.
+        let due: Vec<bool> = (2..=FAIR_CHECK_EVERY).map(|_| release()).collect();
+        let (before, at_check) = due.split_at(due.len() - 1);
+        assert!(before.iter().all(|d| !d), "due before the check");
+        assert_eq!(at_check, [true], "not due at acquisition {FAIR_CHECK_EVERY}");
+        assert!(lock.counters.fair_at.get() > due_at, "the period did not restart");
     }
 }

@@ -47,7 +47,10 @@ pub trait AbsProfile: 'static {
     /// the check one AND on the fast path). Default 256.
     const CHECK_INTERVAL: u64 = 256;
 
-    /// The configuration; called on slow paths and at window ends only.
+    /// The configuration; called on slow paths, at window ends, and on releases over sleepers only
+    /// when the starvation bound is checked (the first, then one in 256). It should return the same
+    /// `starve_after_us` for the life of the locks that use it: a lock keeps a bound of 0 or none once
+    /// read.
     fn config() -> &'static AbsConfig;
 }
 
