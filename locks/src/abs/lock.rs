@@ -1247,19 +1247,21 @@ mod starvation_tests {
         }
     }
 
-    /// What `fairness_due` answers at `n` successive releases over sleepers (the holder's calls, made
-    /// with the lock held), and what `fair_at` holds after.
+    /// One acquisition whose release is over sleepers: what `fairness_due` answers (asked as the holder
+    /// does, with the lock held).
+    fn release_over_sleepers<P: AbsProfile>(lock: &RawAbsLock<P>) -> bool {
+        lock.raw_lock();
+        let due = lock.fairness_due();
+        // SAFETY: locked above, by this thread.
+        unsafe { lock.raw_unlock() };
+        due
+    }
+
+    /// What `fairness_due` answers at `n` successive releases over sleepers, and what `fair_at` holds
+    /// after.
     fn fairness_over<P: AbsProfile>(n: u64) -> (Vec<bool>, u64) {
         let lock = RawAbsLock::<P>::new();
-        let due = (0..n)
-            .map(|_| {
-                lock.raw_lock();
-                let due = lock.fairness_due();
-                // SAFETY: locked above, by this thread.
-                unsafe { lock.raw_unlock() };
-                due
-            })
-            .collect();
+        let due = (0..n).map(|_| release_over_sleepers(&lock)).collect();
         (due, lock.counters.fair_at.get())
     }
 
@@ -1283,13 +1285,7 @@ mod starvation_tests {
     #[test]
     fn a_passed_bound_is_due_at_the_next_check_only() {
         let lock = RawAbsLock::<Bound<1>>::new();
-        let release = || {
-            lock.raw_lock();
-            let due = lock.fairness_due();
-            // SAFETY: locked above, by this thread.
-            unsafe { lock.raw_unlock() };
-            due
-        };
+        let release = || release_over_sleepers(&lock);
         assert!(!release(), "the first release only starts the period");
         let due_at = lock.counters.fair_at.get();
         // Busy-wait on the clock itself (not a sleep): the bound has passed once it reads `due_at`.
