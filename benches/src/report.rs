@@ -283,6 +283,27 @@ pub fn render(
     o
 }
 
+/// The hindsight ceiling of `rows` (one target): the geometric mean over cells of the highest ratio to
+/// `parking_lot` any strategy measured in that cell (`parking_lot` itself counts as 1.00), that is, what a
+/// lock that picked the best of the measured strategies in each cell after the fact would score. Noise
+/// only lifts it: each cell's figure is the largest of several noisy estimates. `None` without a
+/// measured cell. Ours.
+pub fn hindsight_ceiling(rows: &[&CellResult]) -> Option<f64> {
+    let mut best: Vec<(String, f64)> = Vec::new();
+    for r in rows {
+        let ratio = if r.verdict_pl == Verdict::Reference { 1.0 } else { r.ratio_pl };
+        if !ratio.is_finite() {
+            continue;
+        }
+        let label = cell_label(r);
+        match best.iter_mut().find(|(l, _)| *l == label) {
+            Some((_, b)) => *b = b.max(ratio),
+            None => best.push((label, ratio)),
+        }
+    }
+    stats::geomean(best.into_iter().map(|(_, b)| b))
+}
+
 fn abs_summary(o: &mut String, rows: &[&CellResult], cores: usize) {
     let has = |s: &str| rows.iter().any(|r| r.strategy == s);
     if !has("abs") {
@@ -309,6 +330,20 @@ fn abs_summary(o: &mut String, rows: &[&CellResult], cores: usize) {
             sm.in_best.1 - sm.in_best.0,
             sm.geomean_supported.map_or("-".into(), num),
             sm.cpu_past_cores.map_or("-".into(), num)
+        );
+    }
+    if let Some(ceiling) = hindsight_ceiling(rows) {
+        let raw = stats::geomean(
+            rows.iter().filter(|r| r.strategy == "abs" && r.ratio_pl.is_finite()).map(|r| r.ratio_pl),
+        );
+        let _ = writeln!(
+            o,
+            "\nHindsight ceiling: {}. The geomean over cells of the highest ratio to `parking_lot` any strategy \
+             measured in the cell (`parking_lot` counts 1.00): a lock that picked the best of these strategies in \
+             each cell after the fact. Noise only lifts it. `abs`'s geomean of the same raw ratios (ties not \
+             rounded to 1.00): {}.",
+            num(ceiling),
+            raw.map_or("-".into(), num)
         );
     }
     o.push('\n');
@@ -436,6 +471,60 @@ fn problems(o: &mut String, rounds: &[RoundRow]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn row(threads: usize, strategy: &str, ratio_pl: f64, verdict_pl: Verdict) -> CellResult {
+        CellResult {
+            target: "lock-bound".into(),
+            threads,
+            size: 128,
+            layout: "single".into(),
+            topics: 1,
+            flush: "async".into(),
+            outside_ns: 0,
+            strategy: strategy.into(),
+            rounds_ok: 25,
+            stalled: 0,
+            failed: 0,
+            msgs_per_s: 1e6,
+            ratio_pl,
+            ratio_pl_lo: f64::NAN,
+            ratio_pl_hi: f64::NAN,
+            ratio_pl_min: f64::NAN,
+            ratio_pl_max: f64::NAN,
+            verdict_pl,
+            best: String::new(),
+            ratio_best: f64::NAN,
+            ratio_best_lo: f64::NAN,
+            ratio_best_hi: f64::NAN,
+            verdict_best: Verdict::Tie,
+            cpu_ns_per_msg: f64::NAN,
+            background_ns_per_msg: f64::NAN,
+            cpu_ratio_pl: f64::NAN,
+            abs_contended_pct: None,
+            acquire_p50_ns: None,
+            acquire_p99_ns: None,
+            acquire_p999_ns: None,
+            p999_ratio_pl: None,
+            p999_verdict_pl: Verdict::NotAvailable,
+        }
+    }
+
+    #[test]
+    fn the_hindsight_ceiling_takes_each_cells_best_with_parking_lot_as_one() {
+        let rows = [
+            row(2, "parking_lot", f64::NAN, Verdict::Reference),
+            row(2, "abs", 0.8, Verdict::Slower),
+            row(2, "spin", 0.9, Verdict::Tie),
+            row(4, "parking_lot", f64::NAN, Verdict::Reference),
+            row(4, "abs", 1.21, Verdict::Faster),
+            row(4, "spin", f64::NAN, Verdict::Tie),
+        ];
+        let refs: Vec<&CellResult> = rows.iter().collect();
+        // Cell 2 t: parking_lot's 1.00 beats 0.8 and 0.9; cell 4 t: 1.21. sqrt(1.00 x 1.21) = 1.10.
+        let ceiling = hindsight_ceiling(&refs).unwrap();
+        assert!((ceiling - 1.1).abs() < 1e-12, "{ceiling}");
+        assert_eq!(hindsight_ceiling(&[]), None);
+    }
 
     #[test]
     fn zero_thread_limits_are_explained_with_this_machines_figures() {
