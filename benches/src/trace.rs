@@ -16,6 +16,39 @@ pub const TRACE_CAPACITY: usize = 4096;
 /// The SVG's file name in `--out`.
 pub const TRACE_SVG: &str = "abs_trace.svg";
 
+/// The same points as CSV in `--out` (`acquisition,k,mode,crowded_yield`), for figures the plot does
+/// not show, such as the crowded-spin trial's choices.
+pub const TRACE_CSV: &str = "abs_trace.csv";
+
+/// One CSV row of the trace.
+#[derive(serde::Serialize)]
+struct TraceRow {
+    acquisition: u64,
+    k: u32,
+    mode: &'static str,
+    crowded_yield: bool,
+}
+
+/// Writes `points` to `path` as CSV, one row per adaptation decision (empty trace: the header only).
+///
+/// # Errors
+/// A message naming the file when it cannot be written.
+pub fn write_csv(path: &Path, points: &[TracePoint]) -> Result<(), String> {
+    let why = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
+    let mut w = csv::Writer::from_path(path).map_err(|e| why(&e))?;
+    for p in points {
+        let mode = if p.mode == Mode::Park { "park" } else { "spin" };
+        w.serialize(TraceRow { acquisition: p.acquisition, k: p.k, mode, crowded_yield: p.crowded_yield })
+            .map_err(|e| why(&e))?;
+    }
+    w.flush().map_err(|e| why(&e))
+}
+
+/// How many of `points` left crowded waiters yielding at once (the crowded-spin trial chose yielding).
+pub fn crowded_yield_count(points: &[TracePoint]) -> usize {
+    points.iter().filter(|p| p.crowded_yield).count()
+}
+
 /// The most contended lock-bound cell that runs `abs`: the most threads, then the smallest
 /// message (the shortest critical section, so the most acquisitions per second meet a
 /// holder). `None` when no lock-bound grid runs `abs`.
@@ -122,6 +155,13 @@ mod tests {
             })
             .collect();
         draw(&path, "trace", &pts).unwrap();
+        let csv_path = dir.path().join(TRACE_CSV);
+        write_csv(&csv_path, &pts).unwrap();
+        let text = std::fs::read_to_string(&csv_path).unwrap();
+        assert_eq!(text.lines().next(), Some("acquisition,k,mode,crowded_yield"));
+        assert_eq!(text.lines().count(), 1 + pts.len());
+        assert!(text.contains("1792,40,park,false"), "{text}");
+        assert_eq!(crowded_yield_count(&pts), 0);
         assert!(std::fs::read_to_string(&path).unwrap().contains("<svg"));
         assert!(draw(&path, "trace", &[]).is_err());
     }

@@ -470,11 +470,16 @@ fn run_sweep(a: &RunArgs) -> Result<ExitCode, Fatal> {
     if let Some((cell, points)) = traced {
         let caption = format!(
             "abs adaptation: k and mode over acquisitions, lock-bound, {} threads, {} (one extra window after the \
-             grid, not measured; {} decisions)",
+             grid, not measured; {} decisions, after {} of them crowded waiters yielded at once; points in {})",
             cell.threads,
             plots::size_label(cell.size),
-            points.len()
+            points.len(),
+            trace::crowded_yield_count(&points),
+            trace::TRACE_CSV
         );
+        if let Err(e) = trace::write_csv(&a.out.join(trace::TRACE_CSV), &points) {
+            eprintln!("sweep: warning: {e}");
+        }
         let title = format!(
             "abs: k and mode, lock-bound, {} threads, {}",
             cell.threads,
