@@ -151,7 +151,7 @@ mod tests {
                 acquisition: i * 256,
                 k: (i as u32 % 5) * 10,
                 mode: if i % 7 == 0 { Mode::Park } else { Mode::Spin },
-                crowded_yield: false,
+                crowded_yield: i % 3 == 0,
             })
             .collect();
         draw(&path, "trace", &pts).unwrap();
@@ -160,8 +160,8 @@ mod tests {
         let text = std::fs::read_to_string(&csv_path).unwrap();
         assert_eq!(text.lines().next(), Some("acquisition,k,mode,crowded_yield"));
         assert_eq!(text.lines().count(), 1 + pts.len());
-        assert!(text.contains("1792,40,park,false"), "{text}");
-        assert_eq!(crowded_yield_count(&pts), 0);
+        assert!(text.contains("1792,20,park,false") && text.contains("768,30,spin,true"), "{text}");
+        assert_eq!(crowded_yield_count(&pts), 6);
         assert!(std::fs::read_to_string(&path).unwrap().contains("<svg"));
         assert!(draw(&path, "trace", &[]).is_err());
     }
