@@ -3,7 +3,7 @@
 //! the verdicts support, CPU per message, the ABS summary, stalls and failures, the plots.
 
 use crate::plots::size_label;
-use crate::results::{CellResult, RoundRow, Status};
+use crate::results::{self, CellResult, RoundRow, Status};
 use crate::stats::{self, Verdict};
 use std::fmt::Write;
 
@@ -271,6 +271,7 @@ pub fn render(
             );
         }
         abs_summary(&mut o, &rows, ctx.cores);
+        abs_variants(&mut o, &rows, rounds, ctx.margin_pct / 100.0);
         latency(&mut o, &rows, &order);
     }
     problems(&mut o, rounds);
@@ -345,6 +346,53 @@ fn abs_summary(o: &mut String, rows: &[&CellResult], cores: usize) {
             num(ceiling),
             raw.map_or("-".into(), num)
         );
+    }
+    o.push('\n');
+}
+
+/// The ABS variants `abs` is paired with directly in [`abs_variants`].
+const ABS_VARIANTS: [&str; 4] = ["abs-rocketmq", "abs-yield", "abs-spin", "abs-park"];
+
+/// `abs` against each ABS variant of the run, paired per round in each cell: an ablation differs from
+/// `abs` in one field, so its direct ratio says what that field does, with less noise than two ratios
+/// to `parking_lot` (each has its own round-to-round spread).
+fn abs_variants(o: &mut String, rows: &[&CellResult], rounds: &[RoundRow], margin: f64) {
+    let has = |s: &str| rows.iter().any(|r| r.strategy == s);
+    let variants: Vec<&str> = ABS_VARIANTS.into_iter().filter(|v| has(v)).collect();
+    if !has("abs") || variants.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "### `abs` against its variants, paired per round
+"
+    );
+    let _ = writeln!(
+        o,
+        "Throughput of `abs` over the variant's in the same round: Hodges-Lehmann estimate [95% interval] and \
+         verdict (↑: `abs` faster, ↓: slower, ≈: within the margin).\n"
+    );
+    let _ = writeln!(
+        o,
+        "| cell | {} |",
+        variants.iter().map(|v| format!("abs / {v}")).collect::<Vec<_>>().join(" | ")
+    );
+    let _ = writeln!(o, "|---|{}", "---:|".repeat(variants.len()));
+    for label in cells(rows) {
+        let Some(cell) = rows.iter().find(|r| cell_label(r) == label).map(|r| r.key()) else { continue };
+        let line: Vec<String> = variants
+            .iter()
+            .map(|v| {
+                let p = results::paired(&cell, rounds, "abs", v, margin);
+                if p.n == 0 {
+                    return "-".into();
+                }
+                let interval =
+                    if p.lo.is_finite() { format!(" [{}-{}]", num(p.lo), num(p.hi)) } else { String::new() };
+                format!("{}{interval}{}", num(p.estimate), arrow(p.verdict))
+            })
+            .collect();
+        let _ = writeln!(o, "| {label} | {} |", line.join(" | "));
     }
     o.push('\n');
 }

@@ -249,6 +249,16 @@ fn some(v: &[Option<f64>]) -> Vec<f64> {
     v.iter().flatten().copied().collect()
 }
 
+/// Paired comparison of strategy `a` against `b` in one cell: the per-round throughput ratios
+/// `a / b` over the rounds both finished, judged with `margin` as the verdicts against `parking_lot`
+/// are ([`stats::judge`]; `NotAvailable` when no round pairs). Ours.
+pub fn paired(cell: &CellKey, rounds: &[RoundRow], a: &str, b: &str, margin: f64) -> Paired {
+    let mine: Vec<RoundRow> = rounds.iter().filter(|r| &r.key() == cell).cloned().collect();
+    let n = mine.iter().map(|r| r.round + 1).max().unwrap_or(0);
+    let thr = |s: &str| series(&mine, s, n, |x| x.msgs_per_s);
+    stats::judge(&ratios(&thr(a), &thr(b)), margin)
+}
+
 /// Derives the `results.csv` rows of one cell from its rounds (all strategies, `rounds` rounds).
 pub fn analyse(
     cell: &CellKey,
@@ -471,6 +481,27 @@ mod tests {
         assert_eq!(abs.p999_verdict_pl, Verdict::Faster);
         assert_eq!(abs.acquire_p50_ns, Some(100.0));
         assert_eq!(res[1].p999_verdict_pl, Verdict::Reference);
+    }
+
+    #[test]
+    fn paired_compares_two_strategies_round_by_round_in_one_cell_only() {
+        let mut rounds = Vec::new();
+        for r in 0..8 {
+            let drift = 1.0 + r as f64 * 0.5;
+            rounds.push(row(r, "abs", 1.2e6 * drift, Status::Ok));
+            rounds.push(row(r, "abs-spin", 1e6 * drift, Status::Ok));
+        }
+        rounds.push(row(8, "abs", 0.0, Status::Stalled));
+        rounds.push(row(8, "abs-spin", 1e6, Status::Ok));
+        // Another cell's rounds must not pair in.
+        let mut other = row(0, "abs", 1.0, Status::Ok);
+        other.threads = 16;
+        rounds.push(other);
+        let p = paired(&key(), &rounds, "abs", "abs-spin", 0.04);
+        assert_eq!(p.n, 8);
+        assert!((p.estimate - 1.2).abs() < 1e-9, "{p:?}");
+        assert_eq!(p.verdict, Verdict::Faster);
+        assert_eq!(paired(&key(), &rounds, "abs", "abs-park", 0.04).verdict, Verdict::NotAvailable);
     }
 
     #[test]
