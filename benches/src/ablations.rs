@@ -30,6 +30,20 @@ impl AbsProfile for SpinWhenCrowded {
     }
 }
 
+/// The calibrated config under the solo restriction ([`AbsProfile::SOLO_RECHECK_US`] 1000, the starvation
+/// bound's period): waiters park at once, releases wake nobody, and only the starvation bound and each
+/// sleeper's own re-check every 1 ms bring a sleeper back, so one thread runs alone between hand-offs
+/// (sweep strategy `abs-solo`).
+#[derive(Debug)]
+pub enum Solo {}
+
+impl AbsProfile for Solo {
+    const SOLO_RECHECK_US: u32 = 1000;
+    fn config() -> &'static AbsConfig {
+        AbsConfig::calibrated()
+    }
+}
+
 /// The calibrated config with `park_only_when_crowded: false`: spin mode switches to park mode whenever
 /// k runs out at `k_max` too often, as RocketMQ's rule does, even when every waiter has a spare core
 /// (round 5's lock; sweep strategy `abs-park`).

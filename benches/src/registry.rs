@@ -61,6 +61,7 @@ pub fn traced_window(
         Strategy::AbsYield => run.with(|| <abslock::RawAbsLock<crate::ablations::YieldWhenCrowded>>::INIT),
         Strategy::AbsSpin => run.with(|| <abslock::RawAbsLock<crate::ablations::SpinWhenCrowded>>::INIT),
         Strategy::AbsPark => run.with(|| <abslock::RawAbsLock<crate::ablations::ParkWhenUncrowded>>::INIT),
+        Strategy::AbsSolo => run.with(|| <abslock::RawAbsLock<crate::ablations::Solo>>::INIT),
         Strategy::ParkingLot => run.with(|| <parking_lot::RawMutex as RawMutex>::INIT),
         Strategy::Std => run.with(|| RawStdMutex::INIT),
         Strategy::SpinCrate => run.with(|| RawSpinCrateMutex::INIT),

@@ -316,7 +316,7 @@ fn abs_summary(o: &mut String, rows: &[&CellResult], cores: usize) {
         "| strategy | vs parking_lot ↑/≈/↓ | vs best: best or tied / slower | geomean vs parking_lot | CPU/msg vs parking_lot past the cores |"
     );
     let _ = writeln!(o, "|---|---|---|---:|---:|");
-    for s in ["abs", "abs-rocketmq", "abs-yield", "abs-spin", "abs-park"] {
+    for s in ABS_FAMILY {
         if !has(s) {
             continue;
         }
@@ -351,7 +351,10 @@ fn abs_summary(o: &mut String, rows: &[&CellResult], cores: usize) {
 }
 
 /// The ABS variants `abs` is paired with directly in [`abs_variants`].
-const ABS_VARIANTS: [&str; 4] = ["abs-rocketmq", "abs-yield", "abs-spin", "abs-park"];
+const ABS_VARIANTS: [&str; 5] = ["abs-rocketmq", "abs-yield", "abs-spin", "abs-park", "abs-solo"];
+
+/// `abs` and its variants, in the order the ABS tables list them.
+const ABS_FAMILY: [&str; 6] = ["abs", "abs-rocketmq", "abs-yield", "abs-spin", "abs-park", "abs-solo"];
 
 /// `abs` against each ABS variant of the run, paired per round in each cell: an ablation differs from
 /// `abs` in one field, so its direct ratio says what that field does, with less noise than two ratios
@@ -481,7 +484,7 @@ fn latency(o: &mut String, rows: &[&CellResult], order: &[String]) {
     table(o, &at, order, |r| {
         format!("{} / {} / {}", ns(r.acquire_p50_ns), ns(r.acquire_p99_ns), ns(r.acquire_p999_ns))
     });
-    for s in ["abs", "abs-rocketmq", "abs-yield", "abs-spin", "abs-park"] {
+    for s in ABS_FAMILY {
         let mine: Vec<&&CellResult> = at.iter().filter(|r| r.strategy == s).collect();
         if mine.is_empty() {
             continue;

@@ -40,6 +40,10 @@ pub enum Strategy {
     /// park mode even when every waiter has a spare core, round 5's rule): an ablation, not in the
     /// default lists.
     AbsPark,
+    /// `abs-solo`: `abslock::RawAbsLock` with the calibrated config under the solo restriction
+    /// ([`crate::ablations::Solo`]: waiters park at once and releases wake nobody, so one thread runs
+    /// alone between starvation hand-offs): an ablation, not in the default lists.
+    AbsSolo,
     /// `parking_lot`: `parking_lot::RawMutex` (peer).
     ParkingLot,
     /// `std`: `std::sync::Mutex<()>` (peer).
@@ -79,6 +83,7 @@ pub const ALL_STRATEGIES: &[Strategy] = &[
     Strategy::AbsYield,
     Strategy::AbsSpin,
     Strategy::AbsPark,
+    Strategy::AbsSolo,
     Strategy::ParkingLot,
     Strategy::Std,
     Strategy::SpinCrate,
@@ -100,7 +105,7 @@ pub enum StrategyError {
     /// The name is none of the known strategies.
     #[error(
         "unknown strategy `{0}`: expected one of cas-spin, spin, backoff-k<N> (e.g. backoff-k100), \
-         abs, abs-rocketmq, abs-yield, abs-spin, abs-park, parking_lot, std, spin-crate, sequencer, combining"
+         abs, abs-rocketmq, abs-yield, abs-spin, abs-park, abs-solo, parking_lot, std, spin-crate, sequencer, combining"
     )]
     Unknown(String),
     /// `backoff-k<N>` with an N that is not a number in `0..=MAX_BACKOFF_K`.
@@ -120,6 +125,7 @@ impl Strategy {
             Strategy::AbsYield => "abs-yield".into(),
             Strategy::AbsSpin => "abs-spin".into(),
             Strategy::AbsPark => "abs-park".into(),
+            Strategy::AbsSolo => "abs-solo".into(),
             Strategy::ParkingLot => "parking_lot".into(),
             Strategy::Std => "std".into(),
             Strategy::SpinCrate => "spin-crate".into(),
@@ -158,6 +164,7 @@ impl FromStr for Strategy {
             "abs-yield" => Strategy::AbsYield,
             "abs-spin" => Strategy::AbsSpin,
             "abs-park" => Strategy::AbsPark,
+            "abs-solo" => Strategy::AbsSolo,
             "parking_lot" => Strategy::ParkingLot,
             "std" => Strategy::Std,
             "spin-crate" => Strategy::SpinCrate,

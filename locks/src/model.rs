@@ -6,8 +6,9 @@ use crate::{RawAbsLock, RawBackoffLock, RawCasSpinLock, RawSpinLock};
 
 /// What a loom model does with a lock: the bodies of the `lock_api` methods.
 pub trait ModelLock: Send + Sync + 'static {
-    /// True for locks whose waiters only busy-wait (never park): their 3-thread models run at one
-    /// preemption.
+    /// True for locks whose waiters only busy-wait (never park), and for ABS under the solo restriction,
+    /// whose sleepers re-check the lock in a loop of timed parks that time out at once in a model: their
+    /// 3-thread models run at one preemption.
     const BUSY_WAITS: bool;
     /// A free lock (loom atomics cannot be built in a `const`).
     fn make() -> Self;
@@ -51,7 +52,7 @@ macro_rules! model_lock {
 model_lock!(RawSpinLock, true, RawSpinLock::new());
 model_lock!(RawCasSpinLock, true, RawCasSpinLock::new());
 model_lock!(RawBackoffLock, true, RawBackoffLock::with_k(1));
-model_lock!(RawAbsLock<P>, false, RawAbsLock::new(), P);
+model_lock!(RawAbsLock<P>, P::SOLO_RECHECK_US > 0, RawAbsLock::new(), P);
 
 impl<P: AbsProfile> RawAbsLock<P> {
     /// `RawMutexFair::unlock_fair` (models only).

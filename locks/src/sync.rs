@@ -83,6 +83,34 @@ pub(crate) fn deadline_passed(_: Deadline) -> bool {
     false
 }
 
+/// The deadline of a solo sleeper's park: `us` from now, or the caller's own `deadline` if that is
+/// earlier.
+#[cfg(not(abslock_loom))]
+pub(crate) fn recheck_deadline(us: u32, deadline: Option<Deadline>) -> Deadline {
+    let recheck = std::time::Instant::now() + std::time::Duration::from_micros(u64::from(us));
+    deadline.map_or(recheck, |d| d.min(recheck))
+}
+
+/// Under loom every park deadline is modelled as passed, so a solo sleeper's re-check is explored at
+/// once.
+#[cfg(abslock_loom)]
+pub(crate) fn recheck_deadline(_us: u32, _deadline: Option<Deadline>) -> Deadline {
+    Deadline
+}
+
+/// Whether a timed lock's own deadline has passed after a park timed out. Under loom a timed lock's
+/// deadline counts as passed once it has slept, as in [`ParkQueue::park`].
+#[cfg(not(abslock_loom))]
+pub(crate) fn deadline_passed_after_park(deadline: Deadline) -> bool {
+    deadline_passed(deadline)
+}
+
+/// Under loom a timed lock's deadline counts as passed once it has slept.
+#[cfg(abslock_loom)]
+pub(crate) fn deadline_passed_after_park(_: Deadline) -> bool {
+    true
+}
+
 /// Microseconds since a process-wide origin (the first call), for the starvation bound's period.
 #[cfg(not(abslock_loom))]
 pub(crate) fn now_us() -> u64 {

@@ -91,3 +91,31 @@ impl AbsProfile for Impatient {
         &C
     }
 }
+
+/// `SmallSpin` under the solo restriction (`SOLO_RECHECK_US`): waiters park at once and no release wakes
+/// them. Its starvation bound never comes due inside a model, so only a sleeper's own re-check (a timed
+/// park, modelled as timing out at once) brings it back: a stranded sleeper shows as a loom deadlock.
+#[derive(Debug)]
+pub enum Solo {}
+
+impl AbsProfile for Solo {
+    const CHECK_INTERVAL: u64 = 1 << 40;
+    const SOLO_RECHECK_US: u32 = 1;
+    fn config() -> &'static AbsConfig {
+        &SMALL_SPIN
+    }
+}
+
+/// [`Solo`] with a starvation bound of 0: every release over sleepers hands the lock to the oldest, racing
+/// the sleepers' re-checks.
+#[derive(Debug)]
+pub enum SoloImpatient {}
+
+impl AbsProfile for SoloImpatient {
+    const CHECK_INTERVAL: u64 = 1 << 40;
+    const SOLO_RECHECK_US: u32 = 1;
+    fn config() -> &'static AbsConfig {
+        static C: AbsConfig = AbsConfig { starve_after_us: 0, ..SMALL_SPIN };
+        &C
+    }
+}

@@ -6,7 +6,7 @@
 #![cfg(abslock_loom)]
 
 use abslock::{Mode, RawAbsLock};
-use abslock_loom_tests::{Adaptive, Impatient, ModelLock};
+use abslock_loom_tests::{Adaptive, Impatient, ModelLock, Solo};
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::thread;
@@ -97,6 +97,43 @@ fn timed_lock_giving_up_strands_nobody() {
     loom::model(|| {
         let g = Guarded::<Adaptive>::new();
         g.lock.set_mode(Mode::Park);
+        g.lock.acquire();
+        let timed = {
+            let g = Arc::clone(&g);
+            thread::spawn(move || {
+                let got = g.lock.model_lock_timed();
+                if got {
+                    g.bump();
+                    // SAFETY: the timed lock succeeded.
+                    unsafe { g.lock.release() };
+                }
+                u32::from(got)
+            })
+        };
+        let sleeper = {
+            let g = Arc::clone(&g);
+            thread::spawn(move || increment(&g))
+        };
+        g.bump();
+        // SAFETY: acquired above.
+        unsafe { g.lock.release() };
+        let timed_got = timed.join().unwrap();
+        sleeper.join().unwrap();
+        assert_eq!(g.total(), 2 + timed_got);
+        assert!(!g.lock.is_held());
+    });
+}
+
+/// Under the solo restriction a timed lock's sleep ends at its re-check or its deadline (both modelled
+/// as passed at once): it either takes the lock on a re-check or gives up, and strands nobody. At one
+/// preemption, as the other 3-thread solo models (`ModelLock::BUSY_WAITS`): the sleepers' re-checks loop.
+#[test]
+fn solo_timed_lock_gives_up_or_takes_it_and_strands_nobody() {
+    let mut b = loom::model::Builder::new();
+    b.preemption_bound = Some(1);
+    b.max_branches = 100_000;
+    b.check(|| {
+        let g = Guarded::<Solo>::new();
         g.lock.acquire();
         let timed = {
             let g = Arc::clone(&g);

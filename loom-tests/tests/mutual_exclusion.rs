@@ -3,7 +3,7 @@
 #![cfg(abslock_loom)]
 
 use abslock::{RawAbsLock, RawBackoffLock, RawCasSpinLock, RawSpinLock};
-use abslock_loom_tests::{Adaptive, Crowded, Impatient, ModelLock, SmallSpin};
+use abslock_loom_tests::{Adaptive, Crowded, Impatient, ModelLock, SmallSpin, Solo, SoloImpatient};
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::thread;
@@ -106,4 +106,6 @@ models! {
     abs_adaptive: RawAbsLock<Adaptive>,
     abs_handoff: RawAbsLock<Impatient>,
     abs_crowded: RawAbsLock<Crowded>,
+    abs_solo: RawAbsLock<Solo>,
+    abs_solo_handoff: RawAbsLock<SoloImpatient>,
 }

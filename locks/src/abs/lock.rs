@@ -12,7 +12,8 @@ const _: () = assert!(TRIAL_PERIOD <= 256, "the trial clock keeps the cycle posi
 use crate::holder_counter::HolderCounter;
 use crate::sync::{
     AtomicBool, AtomicU32, AtomicU64, Deadline, OnceLock, Ordering, ParkQueue, Parked, TraceMutex,
-    deadline_passed, loom_const_fn, now_us, spin_loop, yield_now,
+    deadline_passed, deadline_passed_after_park, loom_const_fn, now_us, recheck_deadline, spin_loop,
+    yield_now,
 };
 
 /// Lock word bit: held.
@@ -327,7 +328,8 @@ impl<P: AbsProfile> RawAbsLock<P> {
             return;
         }
         loop {
-            if state & (PARKED | AWAKE) == PARKED {
+            // Solo: sleepers wake by themselves (or by the starvation bound above), never here.
+            if P::SOLO_RECHECK_US == 0 && state & (PARKED | AWAKE) == PARKED {
                 self.release_and_wake();
                 return;
             }
@@ -528,6 +530,8 @@ impl<P: AbsProfile> RawAbsLock<P> {
             let (mode, k) = decode_policy(raw, cfg);
             // `spins_k`: this round spins k, so its run-outs say something about k.
             let (spin_budget, yield_budget, spins_k) = match mode {
+                // Solo: park at once, so the holder runs alone until a hand-off.
+                _ if P::SOLO_RECHECK_US > 0 => (0, 0, false),
                 Mode::Spin if active_before >= limits.max_active => (0, 0, false),
                 // canSpin: the cores are taken, so no long spin; but a yield among runnable threads can
                 // cost a scheduler slice, so spin `crowded_spins` (calibrated: about one yield's cost)
@@ -646,9 +650,15 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 }
             };
             tally.parks += 1;
-            let parked = self.hot.queue.park(self.key(), validate, timed_out, TOKEN_WAITING, deadline);
-            // Gave up for good: leave passive, so no unlock counts on this thread to take the lock.
-            let gave_up = parked == Parked::TimedOut;
+            // Solo: no release wakes this thread, so it re-checks the lock after a while by itself.
+            let solo = P::SOLO_RECHECK_US > 0;
+            let park_deadline =
+                if solo { Some(recheck_deadline(P::SOLO_RECHECK_US, deadline)) } else { deadline };
+            let parked = self.hot.queue.park(self.key(), validate, timed_out, TOKEN_WAITING, park_deadline);
+            // Gave up for good: leave passive, so no unlock counts on this thread to take the lock. A solo
+            // re-check that is not the caller's own deadline is not giving up.
+            let gave_up =
+                parked == Parked::TimedOut && (!solo || deadline.is_some_and(deadline_passed_after_park));
             if parked != Parked::Invalid && !gave_up {
                 self.shared.waiters.fetch_add(ACTIVE, Ordering::Relaxed);
             }
@@ -662,6 +672,8 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 // The unlock that woke us set `AWAKE` on our behalf.
                 Parked::Unparked(_) => awake = true,
                 Parked::Invalid => tally.parks -= 1,
+                // A solo re-check: try the lock again (the yield lets a model checker run the holder).
+                Parked::TimedOut if !gave_up => yield_now(),
                 Parked::TimedOut => break false,
             }
         };

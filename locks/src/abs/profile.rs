@@ -47,6 +47,19 @@ pub trait AbsProfile: 'static {
     /// the check one AND on the fast path). Default 256.
     const CHECK_INTERVAL: u64 = 256;
 
+    /// Solo restriction, experimental; `0` (the default, and every profile this crate ships): off. When
+    /// not 0, a waiter neither spins nor yields but parks at once, and a release never wakes a sleeper:
+    /// only the starvation bound hands the lock to the oldest sleeper (once per `starve_after_us`; with
+    /// no bound, never), and every sleeper parks for at most this many microseconds, then tries the lock
+    /// and parks again if it is held. So one thread runs alone between hand-offs, and a lock left free
+    /// with sleepers is taken within this period. It pays where one thread saturates the lock (a lone
+    /// thread then out-runs any two that share it, whose every change of holder moves the protected
+    /// data between cores) and costs where threads also work outside the lock, whose work it serializes
+    /// too (`docs/abs.md`, round 8; sweep strategy `abs-solo`). A compile-time constant, so locks that
+    /// leave it at 0 pay nothing for it. Ours (concurrency restriction taken to one circulating thread,
+    /// after Dice, "Malthusian Locks", EuroSys 2017).
+    const SOLO_RECHECK_US: u32 = 0;
+
     /// The configuration; called on slow paths, at window ends, and on releases over sleepers only
     /// when the starvation bound is checked (the first, then one in 256). It should return the same
     /// `starve_after_us` for the life of the locks that use it: a lock keeps a bound of 0 or none once
