@@ -104,9 +104,23 @@ impl Drop for Pool {
 /// Busy work of about `units` units (calibrate with [`units_per_ns`]): a dependent
 /// chain seeded by `seed`, whose result the caller stores. Seed it with the data the
 /// lock guards and store the result back, so the compiler cannot hoist the work out of
-/// the critical section (the loads may not move above the acquire).
+/// the critical section (the loads may not move above the acquire). `units == 0` is
+/// no work and no call.
 #[inline]
 pub fn work(seed: u64, units: u64) -> u64 {
+    if units == 0 { seed } else { work_loop(seed, units) }
+}
+
+/// The one copy of [`work`]'s loop, which every caller and [`units_per_ns`] run. Inlined,
+/// each caller got its own copy at its own address, and the 25-byte loop ran at a speed
+/// that depended on where it fell against a 64-byte boundary: in one grid build the
+/// calibration's copy crossed a boundary and the strategies' copies mostly did not, so
+/// every "100 ns" critical section ran about 20% short, and within one build two
+/// strategies' critical sections differed by as much (`docs/abs.md`, round 8). One copy,
+/// wherever it falls, gives every strategy the same critical section and the calibration
+/// the speed the critical sections run at; the call costs a few ns, the same for all.
+#[inline(never)]
+fn work_loop(seed: u64, units: u64) -> u64 {
     let mut x = seed;
     for i in 0..units {
         x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(i));
