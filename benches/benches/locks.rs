@@ -14,8 +14,8 @@
 //! reasonable on 2 cores.
 
 use abslock::{Calibrated, RawAbsLock, RawBackoffLock, RawCasSpinLock, RawSpinLock, RocketMq};
-use abslock_benches::counter::Counter;
-use abslock_benches::pool::{Pool, units_per_ns};
+use abslock_benches::counter::{Counter, bump_pool};
+use abslock_benches::pool::units_per_ns;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::sync::Arc;
@@ -39,7 +39,7 @@ fn uncontended_one<M: Counter>(
     g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
 ) {
     let m = M::make();
-    g.bench_function(name, |b| b.iter(|| black_box(&m).bump(0)));
+    g.bench_function(name, |b| b.iter(|| black_box(&m).bump_empty()));
 }
 
 fn uncontended(c: &mut Criterion) {
@@ -59,7 +59,7 @@ fn contended_one<M: Counter>(name: &str, c: &mut Criterion, cs: &[(&str, u64)]) 
             .measurement_time(Duration::from_millis(600));
         for threads in [2usize, 4, 8, 16] {
             let m = Arc::new(M::make());
-            let pool = Pool::new(threads, move |_| m.bump(units));
+            let pool = bump_pool(threads, m, units);
             g.bench_with_input(BenchmarkId::new("threads", threads), &threads, |b, _| {
                 b.iter_custom(|iters| pool.run(iters));
             });

@@ -26,9 +26,9 @@ use abslock::{
     AbsConfig, AbsProfile, Calibrated, RawAbsLock, RawBackoffLock, RawCasSpinLock, RawSpinLock, RocketMq,
 };
 use abslock_benches::ablations::{ParkWhenUncrowded, Solo, SpinWhenCrowded, YieldWhenCrowded};
-use abslock_benches::counter::Counter;
+use abslock_benches::counter::{Counter, bump_pool};
 use abslock_benches::cpu::process_ns;
-use abslock_benches::pool::{Pool, units_per_ns};
+use abslock_benches::pool::units_per_ns;
 use std::sync::{Arc, OnceLock};
 
 /// The calibrated config with the entry cap on (`max_active: 0`, the number of cores).
@@ -57,7 +57,7 @@ type Sample = (f64, f64);
 /// Runs `iters` acquisitions of `units` of work over `threads` threads with a fresh lock of type `M`.
 fn sample<M: Counter>(threads: usize, units: u64, iters: u64) -> Sample {
     let m = Arc::new(M::make());
-    let pool = Pool::new(threads, move |_| m.bump(units));
+    let pool = bump_pool(threads, m, units);
     // A short warm-up batch: threads spawned, caches and the lock's policy settled.
     pool.run(iters / 10);
     let cpu0 = process_ns();

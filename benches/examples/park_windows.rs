@@ -14,8 +14,8 @@
 
 use abslock::{AbsMutexExt, AbsProfile, Calibrated, Mode, RawAbsLock};
 use abslock_benches::ablations::ParkWhenUncrowded;
-use abslock_benches::counter::Counter;
-use abslock_benches::pool::{Pool, units_per_ns};
+use abslock_benches::counter::bump_pool;
+use abslock_benches::pool::units_per_ns;
 use std::sync::Arc;
 
 /// Acquisitions per run.
@@ -27,7 +27,7 @@ fn run<P: AbsProfile>(name: &str, threads: usize, units: u64) {
     // Room for every window's decision.
     m.enable_trace(usize::try_from(ITERS).unwrap_or(usize::MAX));
     let worker = Arc::clone(&m);
-    let pool = Pool::new(threads, move |_| worker.bump(units));
+    let pool = bump_pool(threads, worker, units);
     let start = std::time::Instant::now();
     pool.run(ITERS);
     let elapsed = start.elapsed();

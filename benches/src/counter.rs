@@ -1,15 +1,31 @@
 //! [`Counter`]: a mutex around a `u64`, whatever its API, for the contended-lock benches
 //! (`benches/locks.rs` and the `contended_rounds` example). Ours.
 
-use crate::pool::work;
+use crate::pool::{Pool, work};
+use std::sync::Arc;
 
 /// A mutex around a counter: `bump` locks, does `units` of [`work`] (about `units / units_per_ns` ns,
 /// see [`crate::pool::units_per_ns`]) and an increment inside the critical section, and unlocks.
 pub trait Counter: Send + Sync + 'static {
     /// A fresh, unlocked mutex holding 0.
     fn make() -> Self;
-    /// One acquisition with `units` of work in the critical section.
+    /// One acquisition with `units` of work in the critical section (a call to the one shared copy
+    /// of the work loop, [`crate::pool::work`]).
     fn bump(&self, units: u64);
+    /// One acquisition around an increment alone: no call inside, so an empty critical section
+    /// measures the lock and nothing of the work loop's call (register saves around it).
+    fn bump_empty(&self);
+}
+
+/// A [`Pool`] of `threads` threads whose every iteration is one acquisition of `m` with `units` of
+/// work: [`Counter::bump_empty`] for 0 units, [`Counter::bump`] otherwise, so the 0 ns cells run no
+/// call inside the lock. Ours.
+pub fn bump_pool<M: Counter>(threads: usize, m: Arc<M>, units: u64) -> Pool {
+    if units == 0 {
+        Pool::new(threads, move |_| m.bump_empty())
+    } else {
+        Pool::new(threads, move |_| m.bump(units))
+    }
 }
 
 impl<R: lock_api::RawMutex + Send + Sync + 'static> Counter for lock_api::Mutex<R, u64> {
@@ -20,6 +36,10 @@ impl<R: lock_api::RawMutex + Send + Sync + 'static> Counter for lock_api::Mutex<
     fn bump(&self, units: u64) {
         let mut g = self.lock();
         *g = work(*g, units).wrapping_add(1);
+    }
+    #[inline]
+    fn bump_empty(&self) {
+        *self.lock() += 1;
     }
 }
 
@@ -32,6 +52,10 @@ impl Counter for std::sync::Mutex<u64> {
         let mut g = self.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         *g = work(*g, units).wrapping_add(1);
     }
+    #[inline]
+    fn bump_empty(&self) {
+        *self.lock().unwrap_or_else(std::sync::PoisonError::into_inner) += 1;
+    }
 }
 
 impl Counter for spin::Mutex<u64> {
@@ -42,6 +66,10 @@ impl Counter for spin::Mutex<u64> {
     fn bump(&self, units: u64) {
         let mut g = self.lock();
         *g = work(*g, units).wrapping_add(1);
+    }
+    #[inline]
+    fn bump_empty(&self) {
+        *self.lock() += 1;
     }
 }
 
@@ -55,6 +83,7 @@ mod tests {
         for units in [0, 3, 0] {
             m.bump(units);
         }
+        m.bump_empty();
         lock_value(&m)
     }
 
@@ -66,6 +95,7 @@ mod tests {
         for units in [0, 3, 0] {
             expected = work(expected, units).wrapping_add(1);
         }
+        expected += 1;
         let pl = three_bumps::<lock_api::Mutex<parking_lot::RawMutex, u64>>(|m| *m.lock());
         let std = three_bumps::<std::sync::Mutex<u64>>(|m| *m.lock().unwrap());
         let spin = three_bumps::<spin::Mutex<u64>>(|m| *m.lock());
