@@ -29,7 +29,8 @@ struct TraceRow {
     crowded_yield: bool,
 }
 
-/// Writes `points` to `path` as CSV, one row per adaptation decision (empty trace: the header only).
+/// Writes `points` to `path` as CSV, one row per adaptation decision under a header (an empty trace
+/// writes an empty file: the header goes out with the first row).
 ///
 /// # Errors
 /// A message naming the file when it cannot be written.

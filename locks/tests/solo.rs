@@ -4,8 +4,9 @@
 //! gives up at its own deadline. No timing decides a verdict: a stranded thread hangs the test.
 #![cfg(not(abslock_loom))]
 
+mod common;
+
 use abslock::{AbsConfig, AbsMutexExt, AbsProfile, RawAbsLock};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 /// Solo with the calibrated bounds (starvation bound 1 ms), re-checking every 200 us.
@@ -15,6 +16,17 @@ impl AbsProfile for Solo {
     const SOLO_RECHECK_US: u32 = 200;
     fn config() -> &'static AbsConfig {
         AbsConfig::calibrated()
+    }
+}
+
+/// Solo with a starvation bound of 0: every release over sleepers hands the lock to the oldest.
+enum SoloImpatient {}
+
+impl AbsProfile for SoloImpatient {
+    const SOLO_RECHECK_US: u32 = 200;
+    fn config() -> &'static AbsConfig {
+        static C: std::sync::OnceLock<AbsConfig> = std::sync::OnceLock::new();
+        C.get_or_init(|| AbsConfig { starve_after_us: 0, ..*AbsConfig::calibrated() })
     }
 }
 
@@ -81,33 +93,43 @@ fn others_finish_against_a_tight_loop_hog() {
     const OTHERS: u64 = 7;
     const EACH: u64 = 50;
     let m = lock_api::Mutex::<RawAbsLock<Solo>, u64>::new(0);
-    let others_done = AtomicBool::new(false);
-    let hog_rounds = AtomicU64::new(0);
+    let hog_rounds = common::hog_against(&m, OTHERS, EACH, true);
+    assert_eq!(*m.lock(), OTHERS * EACH + hog_rounds);
+}
+
+#[test]
+fn the_bound_hands_a_solo_sleeper_the_lock() {
+    // Bound 0: the test thread's first release happens over a sleeper (it holds the lock until one
+    // sleeps), so it must hand the lock over, whatever the re-checks do.
+    let m = lock_api::Mutex::<RawAbsLock<SoloImpatient>, u64>::new(0);
+    let hog_rounds = common::hog_against(&m, 7, 50, true);
+    assert_eq!(*m.lock(), 7 * 50 + hog_rounds);
+    let stats = m.stats();
+    assert!(stats.handoffs > 0, "the bound never handed over: {stats:?}");
+}
+
+#[test]
+fn a_timed_lock_outlives_its_rechecks_and_takes_the_lock_when_it_is_released() {
+    let m = lock_api::Mutex::<RawAbsLock<SoloNoBound>, u64>::new(0);
+    let guard = m.lock();
     std::thread::scope(|s| {
-        let others: Vec<_> = (0..OTHERS)
-            .map(|_| {
-                s.spawn(|| {
-                    for _ in 0..EACH {
-                        *m.lock() += 1;
-                    }
-                })
-            })
-            .collect();
-        s.spawn(|| {
-            while !others_done.load(Ordering::Relaxed) {
-                *m.lock() += 1;
-                hog_rounds.fetch_add(1, Ordering::Relaxed);
-            }
-        });
-        let joined: Vec<_> = others.into_iter().map(|t| t.join()).collect();
-        others_done.store(true, Ordering::Relaxed);
-        for result in joined {
-            if let Err(panic) = result {
-                std::panic::resume_unwind(panic);
-            }
+        // A deadline no run reaches: a timed lock that took a re-check (200 us) for its own deadline
+        // would give up long before the release below.
+        let timed = s.spawn(|| m.try_lock_for(Duration::from_secs(600)).map(|mut g| *g += 1).is_some());
+        while m.sleepers() == 0 && !timed.is_finished() {
+            std::thread::yield_now();
         }
+        // Hold on while ~25 re-check periods pass (a busy wait on the clock, not on a state: nothing here
+        // can observe a re-check), so a waiter that gave up at a re-check would have done so by now.
+        let until = std::time::Instant::now() + Duration::from_millis(5);
+        while std::time::Instant::now() < until {
+            std::hint::spin_loop();
+        }
+        drop(guard);
+        assert!(timed.join().unwrap(), "the timed lock gave up before its deadline");
     });
-    assert_eq!(*m.lock(), OTHERS * EACH + hog_rounds.load(Ordering::Relaxed));
+    assert_eq!(*m.lock(), 1);
+    assert_eq!(m.stats().timeouts, 0);
 }
 
 #[test]

@@ -9,8 +9,9 @@
 //! No timing decides the verdict: the hog runs until the others are done.
 #![cfg(not(abslock_loom))]
 
+mod common;
+
 use abslock::{AbsConfig, AbsMutexExt, AbsProfile, Calibrated, Mode, RawAbsLock};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 const OTHERS: u64 = 15;
 const EACH: u64 = 1000;
@@ -41,48 +42,14 @@ impl AbsProfile for ImpatientSleeper {
     }
 }
 
-/// Runs the scenario in `mode`; returns the lock's statistics. With `first_sleeper`, the test thread
-/// holds the lock at the start until one of the others is asleep on it, so at least one release happens
-/// over a sleeper whatever the scheduler does.
+/// Runs the scenario in `mode` ([`common::hog_against`]); returns the lock's statistics. With
+/// `first_sleeper`, the test thread holds the lock at the start until one of the others is asleep on it.
 fn hog_against_fifteen<P: AbsProfile>(mode: Mode, first_sleeper: bool) -> abslock::AbsStats {
     let m = lock_api::Mutex::<RawAbsLock<P>, u64>::new(0);
     m.set_mode(mode);
-    let start_guard = first_sleeper.then(|| m.lock());
-    let others_done = AtomicBool::new(false);
-    let hog_rounds = AtomicU64::new(0);
-    std::thread::scope(|s| {
-        let others: Vec<_> = (0..OTHERS)
-            .map(|_| {
-                s.spawn(|| {
-                    for _ in 0..EACH {
-                        *m.lock() += 1;
-                    }
-                })
-            })
-            .collect();
-        if let Some(guard) = start_guard {
-            while m.sleepers() == 0 && !others.iter().all(|t| t.is_finished()) {
-                std::thread::yield_now();
-            }
-            drop(guard);
-        }
-        s.spawn(|| {
-            while !others_done.load(Ordering::Relaxed) {
-                *m.lock() += 1;
-                hog_rounds.fetch_add(1, Ordering::Relaxed);
-            }
-        });
-        // Stop the hog whatever happened, then judge: a panic fails the test instead of hanging it.
-        let joined: Vec<_> = others.into_iter().map(|t| t.join()).collect();
-        others_done.store(true, Ordering::Relaxed);
-        for result in joined {
-            if let Err(panic) = result {
-                std::panic::resume_unwind(panic);
-            }
-        }
-    });
+    let hog_rounds = common::hog_against(&m, OTHERS, EACH, first_sleeper);
     let stats = m.stats();
-    assert_eq!(*m.lock(), OTHERS * EACH + hog_rounds.load(Ordering::Relaxed));
+    assert_eq!(*m.lock(), OTHERS * EACH + hog_rounds);
     assert!(stats.handoffs <= stats.contended, "{stats:?}");
     stats
 }

@@ -106,8 +106,10 @@ impl AbsProfile for Solo {
     }
 }
 
-/// [`Solo`] with a starvation bound of 0: every release over sleepers hands the lock to the oldest, racing
-/// the sleepers' re-checks.
+/// [`Solo`] with a starvation bound of 0: every release over sleepers would hand the lock to the oldest.
+/// Under loom a solo sleeper leaves the queue in the step it joins it (its re-check times out at once), so
+/// these models check exclusion and the re-check beside that release path; a hand-off to a solo sleeper
+/// is tested on real threads (`locks/tests/solo.rs`).
 #[derive(Debug)]
 pub enum SoloImpatient {}
 

@@ -90,38 +90,44 @@ fn unlock_fair_hands_over_or_frees() {
     });
 }
 
+/// The main thread holds the lock while a timed lock and a plain one wait on it, then releases once:
+/// the timed lock either takes the lock or gives up, and nobody is stranded.
+fn timed_lock_beside_a_sleeper<P: abslock::AbsProfile>(park_mode: bool) {
+    let g = Guarded::<P>::new();
+    if park_mode {
+        g.lock.set_mode(Mode::Park);
+    }
+    g.lock.acquire();
+    let timed = {
+        let g = Arc::clone(&g);
+        thread::spawn(move || {
+            let got = g.lock.model_lock_timed();
+            if got {
+                g.bump();
+                // SAFETY: the timed lock succeeded.
+                unsafe { g.lock.release() };
+            }
+            u32::from(got)
+        })
+    };
+    let sleeper = {
+        let g = Arc::clone(&g);
+        thread::spawn(move || increment(&g))
+    };
+    g.bump();
+    // SAFETY: acquired above.
+    unsafe { g.lock.release() };
+    let timed_got = timed.join().unwrap();
+    sleeper.join().unwrap();
+    assert_eq!(g.total(), 2 + timed_got);
+    assert!(!g.lock.is_held());
+}
+
 /// A timed lock gives up (its deadline passes as soon as it would sleep) while another thread sleeps:
 /// the sleeper is still woken, and a timed lock that succeeds holds the lock exclusively.
 #[test]
 fn timed_lock_giving_up_strands_nobody() {
-    loom::model(|| {
-        let g = Guarded::<Adaptive>::new();
-        g.lock.set_mode(Mode::Park);
-        g.lock.acquire();
-        let timed = {
-            let g = Arc::clone(&g);
-            thread::spawn(move || {
-                let got = g.lock.model_lock_timed();
-                if got {
-                    g.bump();
-                    // SAFETY: the timed lock succeeded.
-                    unsafe { g.lock.release() };
-                }
-                u32::from(got)
-            })
-        };
-        let sleeper = {
-            let g = Arc::clone(&g);
-            thread::spawn(move || increment(&g))
-        };
-        g.bump();
-        // SAFETY: acquired above.
-        unsafe { g.lock.release() };
-        let timed_got = timed.join().unwrap();
-        sleeper.join().unwrap();
-        assert_eq!(g.total(), 2 + timed_got);
-        assert!(!g.lock.is_held());
-    });
+    loom::model(|| timed_lock_beside_a_sleeper::<Adaptive>(true));
 }
 
 /// Under the solo restriction a timed lock's sleep ends at its re-check or its deadline (both modelled
@@ -132,31 +138,5 @@ fn solo_timed_lock_gives_up_or_takes_it_and_strands_nobody() {
     let mut b = loom::model::Builder::new();
     b.preemption_bound = Some(1);
     b.max_branches = 100_000;
-    b.check(|| {
-        let g = Guarded::<Solo>::new();
-        g.lock.acquire();
-        let timed = {
-            let g = Arc::clone(&g);
-            thread::spawn(move || {
-                let got = g.lock.model_lock_timed();
-                if got {
-                    g.bump();
-                    // SAFETY: the timed lock succeeded.
-                    unsafe { g.lock.release() };
-                }
-                u32::from(got)
-            })
-        };
-        let sleeper = {
-            let g = Arc::clone(&g);
-            thread::spawn(move || increment(&g))
-        };
-        g.bump();
-        // SAFETY: acquired above.
-        unsafe { g.lock.release() };
-        let timed_got = timed.join().unwrap();
-        sleeper.join().unwrap();
-        assert_eq!(g.total(), 2 + timed_got);
-        assert!(!g.lock.is_held());
-    });
+    b.check(|| timed_lock_beside_a_sleeper::<Solo>(false));
 }

@@ -468,18 +468,21 @@ fn run_sweep(a: &RunArgs) -> Result<ExitCode, Fatal> {
     let target_names: Vec<&str> = plan.grids.iter().map(|g| g.target.name()).collect();
     let mut plots = outputs::write_plots(&a.out, &output.results, &target_names, &order);
     if let Some((cell, points)) = traced {
+        let points_in = match trace::write_csv(&a.out.join(trace::TRACE_CSV), &points) {
+            Ok(()) => format!("; points in {}", trace::TRACE_CSV),
+            Err(e) => {
+                eprintln!("sweep: warning: {e}");
+                String::new()
+            }
+        };
         let caption = format!(
             "abs adaptation: k and mode over acquisitions, lock-bound, {} threads, {} (one extra window after the \
-             grid, not measured; {} decisions, after {} of them crowded waiters yielded at once; points in {})",
+             grid, not measured; {} decisions, after {} of them crowded waiters yielded at once{points_in})",
             cell.threads,
             plots::size_label(cell.size),
             points.len(),
             trace::crowded_yield_count(&points),
-            trace::TRACE_CSV
         );
-        if let Err(e) = trace::write_csv(&a.out.join(trace::TRACE_CSV), &points) {
-            eprintln!("sweep: warning: {e}");
-        }
         let title = format!(
             "abs: k and mode, lock-bound, {} threads, {}",
             cell.threads,

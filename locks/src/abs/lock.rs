@@ -106,6 +106,11 @@ const MAX_BURST: u32 = 64;
 /// (starvation bound, parking_lot's eventual fairness): sleepers take turns at a bounded rate, and nobody
 /// sleeps forever.
 ///
+/// A profile may opt into the solo restriction ([`AbsProfile::SOLO_RECHECK_US`], off in every shipped
+/// profile): waiters then park at once, no release wakes a sleeper (the `LOCKED|PARKED` row above becomes
+/// one CAS clearing `LOCKED`), and a sleeper comes back only by a hand-off (the starvation bound,
+/// `unlock_fair`, `bump`) or its own timed re-check.
+///
 /// The *mode*, k and whether crowded waiters spin at all live in a policy word that only decides how
 /// long a waiter spins and yields; the holder adapts mode and k once per window of acquisitions
 /// (RocketMQ's rule, see [`decide`], switching to park mode only in a window in which the holder and its
@@ -369,7 +374,8 @@ impl<P: AbsProfile> RawAbsLock<P> {
     }
 
     /// Threads asleep on the lock right now (a snapshot): each is in the lock's queue, and an unlock
-    /// wakes one only when no other waiter is spinning or yielding.
+    /// wakes one only when no other waiter is spinning or yielding (under the solo restriction,
+    /// [`AbsProfile::SOLO_RECHECK_US`], never: a sleeper comes back by a hand-off or its own re-check).
     pub fn sleepers(&self) -> u32 {
         let w = self.shared.waiters.load(Ordering::Relaxed);
         (w / WAITER).saturating_sub(w & ACTIVE_MASK)

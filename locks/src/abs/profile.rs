@@ -49,13 +49,14 @@ pub trait AbsProfile: 'static {
 
     /// Solo restriction, experimental; `0` (the default, and every profile this crate ships): off. When
     /// not 0, a waiter neither spins nor yields but parks at once, and a release never wakes a sleeper:
-    /// only the starvation bound hands the lock to the oldest sleeper (once per `starve_after_us`; with
-    /// no bound, never), and every sleeper parks for at most this many microseconds, then tries the lock
-    /// and parks again if it is held. So one thread runs alone between hand-offs, and a lock left free
-    /// with sleepers is taken within this period. It pays where one thread saturates the lock (a lone
-    /// thread then out-runs any two that share it, whose every change of holder moves the protected
-    /// data between cores) and costs where threads also work outside the lock, whose work it serializes
-    /// too (`docs/abs.md`, round 8; sweep strategy `abs-solo`). A compile-time constant, so locks that
+    /// a sleeper comes back only when a hand-off gives it the lock (the starvation bound, once per
+    /// `starve_after_us`, or `unlock_fair` and `bump`), or when its own park, of at most this many
+    /// microseconds, ends: then it tries the lock and parks again if it is held. So one thread runs alone
+    /// between hand-offs, and a lock left free with sleepers is taken within this period. It pays where
+    /// one thread saturates the lock (there a lone thread out-runs any group that shares it, likely
+    /// because every change of holder moves the protected data between cores) and costs where threads
+    /// also work outside the lock, whose work it serializes too (`docs/abs.md`, round 8; sweep strategy
+    /// `abs-solo`). A compile-time constant, so locks that
     /// leave it at 0 pay nothing for it. Ours (concurrency restriction taken to one circulating thread,
     /// after Dice, "Malthusian Locks", EuroSys 2017).
     const SOLO_RECHECK_US: u32 = 0;

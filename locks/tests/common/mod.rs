@@ -38,5 +38,54 @@ pub fn hammer<R: RawMutex + Send + Sync>(m: &Mutex<R, u64>, threads: usize, per_
     *m.lock()
 }
 
+/// A hog re-takes `m` in a tight loop while `others` threads each need `each` acquisitions, and stops
+/// once they are all done; returns how many acquisitions the hog made. With `hold_until_asleep`, the
+/// calling thread holds the lock at the start until one of the others sleeps on it (or all are done),
+/// so at least one release happens over a sleeper whatever the scheduler does. A panic in a thread
+/// stops the hog and is resumed here, so a failure fails instead of hanging.
+pub fn hog_against<P: abslock::AbsProfile>(
+    m: &Mutex<RawAbsLock<P>, u64>,
+    others: u64,
+    each: u64,
+    hold_until_asleep: bool,
+) -> u64 {
+    use abslock::AbsMutexExt;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    let start_guard = hold_until_asleep.then(|| m.lock());
+    let others_done = AtomicBool::new(false);
+    let hog_rounds = AtomicU64::new(0);
+    std::thread::scope(|s| {
+        let threads: Vec<_> = (0..others)
+            .map(|_| {
+                s.spawn(|| {
+                    for _ in 0..each {
+                        *m.lock() += 1;
+                    }
+                })
+            })
+            .collect();
+        if let Some(guard) = start_guard {
+            while m.sleepers() == 0 && !threads.iter().all(|t| t.is_finished()) {
+                std::thread::yield_now();
+            }
+            drop(guard);
+        }
+        s.spawn(|| {
+            while !others_done.load(Ordering::Relaxed) {
+                *m.lock() += 1;
+                hog_rounds.fetch_add(1, Ordering::Relaxed);
+            }
+        });
+        let joined: Vec<_> = threads.into_iter().map(|t| t.join()).collect();
+        others_done.store(true, Ordering::Relaxed);
+        for result in joined {
+            if let Err(panic) = result {
+                std::panic::resume_unwind(panic);
+            }
+        }
+    });
+    hog_rounds.load(Ordering::Relaxed)
+}
+
 /// Keeps the type names used so the imports are checked.
 pub fn _types(_: RawSpinLock, _: RawCasSpinLock, _: RawBackoffLock, _: RawAbsLock, _: RawAbsLock<RocketMq>) {}
