@@ -56,9 +56,9 @@ pub trait AbsProfile: 'static {
     /// one thread saturates the lock (there a lone thread out-runs any group that shares it, likely
     /// because every change of holder moves the protected data between cores) and costs where threads
     /// also work outside the lock, whose work it serializes too (`docs/abs.md`, round 8; sweep strategy
-    /// `abs-solo`). A compile-time constant, so locks that
-    /// leave it at 0 pay nothing for it. Ours (concurrency restriction taken to one circulating thread,
-    /// after Dice, "Malthusian Locks", EuroSys 2017).
+    /// `abs-solo`). A compile-time constant, so locks that leave it at 0 pay nothing for it. Ours
+    /// (concurrency restriction taken to one circulating thread, after Dice, "Malthusian Locks", EuroSys
+    /// 2017).
     const SOLO_RECHECK_US: u32 = 0;
 
     /// The configuration; called on slow paths, at window ends, and on releases over sleepers only
