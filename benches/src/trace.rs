@@ -38,9 +38,13 @@ pub fn write_csv(path: &Path, points: &[TracePoint]) -> Result<(), String> {
     let why = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
     let mut w = csv::Writer::from_path(path).map_err(|e| why(&e))?;
     for p in points {
-        let mode = if p.mode == Mode::Park { "park" } else { "spin" };
-        w.serialize(TraceRow { acquisition: p.acquisition, k: p.k, mode, crowded_yield: p.crowded_yield })
-            .map_err(|e| why(&e))?;
+        w.serialize(TraceRow {
+            acquisition: p.acquisition,
+            k: p.k,
+            mode: p.mode.as_str(),
+            crowded_yield: p.crowded_yield,
+        })
+        .map_err(|e| why(&e))?;
     }
     w.flush().map_err(|e| why(&e))
 }
