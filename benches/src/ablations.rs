@@ -44,6 +44,18 @@ impl AbsProfile for Solo {
     }
 }
 
+/// The calibrated config with `solo_recheck_us: 0`: no solo trial, so the lock never runs the solo
+/// regime (round 8's lock; sweep strategy `abs-no-solo`).
+#[derive(Debug)]
+pub enum NoSoloTrial {}
+
+impl AbsProfile for NoSoloTrial {
+    fn config() -> &'static AbsConfig {
+        static C: OnceLock<AbsConfig> = OnceLock::new();
+        C.get_or_init(|| AbsConfig { solo_recheck_us: 0, ..*AbsConfig::calibrated() })
+    }
+}
+
 /// The calibrated config with `park_only_when_crowded: false`: spin mode switches to park mode whenever
 /// k runs out at `k_max` too often, as RocketMQ's rule does, even when every waiter has a spare core
 /// (round 5's lock; sweep strategy `abs-park`).

@@ -44,6 +44,10 @@ pub enum Strategy {
     /// ([`crate::ablations::Solo`]: waiters park at once and releases wake nobody, so one thread runs
     /// alone between starvation hand-offs): an ablation, not in the default lists.
     AbsSolo,
+    /// `abs-no-solo`: `abslock::RawAbsLock` with the calibrated config but `solo_recheck_us: 0`
+    /// ([`crate::ablations::NoSoloTrial`]: no solo trial, the regime never runs): an ablation, not in
+    /// the default lists.
+    AbsNoSolo,
     /// `parking_lot`: `parking_lot::RawMutex` (peer).
     ParkingLot,
     /// `std`: `std::sync::Mutex<()>` (peer).
@@ -84,6 +88,7 @@ pub const ALL_STRATEGIES: &[Strategy] = &[
     Strategy::AbsSpin,
     Strategy::AbsPark,
     Strategy::AbsSolo,
+    Strategy::AbsNoSolo,
     Strategy::ParkingLot,
     Strategy::Std,
     Strategy::SpinCrate,
@@ -105,7 +110,7 @@ pub enum StrategyError {
     /// The name is none of the known strategies.
     #[error(
         "unknown strategy `{0}`: expected one of cas-spin, spin, backoff-k<N> (e.g. backoff-k100), \
-         abs, abs-rocketmq, abs-yield, abs-spin, abs-park, abs-solo, parking_lot, std, spin-crate, sequencer, combining"
+         abs, abs-rocketmq, abs-yield, abs-spin, abs-park, abs-solo, abs-no-solo, parking_lot, std, spin-crate, sequencer, combining"
     )]
     Unknown(String),
     /// `backoff-k<N>` with an N that is not a number in `0..=MAX_BACKOFF_K`.
@@ -126,6 +131,7 @@ impl Strategy {
             Strategy::AbsSpin => "abs-spin".into(),
             Strategy::AbsPark => "abs-park".into(),
             Strategy::AbsSolo => "abs-solo".into(),
+            Strategy::AbsNoSolo => "abs-no-solo".into(),
             Strategy::ParkingLot => "parking_lot".into(),
             Strategy::Std => "std".into(),
             Strategy::SpinCrate => "spin-crate".into(),
@@ -165,6 +171,7 @@ impl FromStr for Strategy {
             "abs-spin" => Strategy::AbsSpin,
             "abs-park" => Strategy::AbsPark,
             "abs-solo" => Strategy::AbsSolo,
+            "abs-no-solo" => Strategy::AbsNoSolo,
             "parking_lot" => Strategy::ParkingLot,
             "std" => Strategy::Std,
             "spin-crate" => Strategy::SpinCrate,

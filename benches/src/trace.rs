@@ -16,8 +16,8 @@ pub const TRACE_CAPACITY: usize = 4096;
 /// The SVG's file name in `--out`.
 pub const TRACE_SVG: &str = "abs_trace.svg";
 
-/// The same points as CSV in `--out` (`acquisition,k,mode,crowded_yield`), for figures the plot does
-/// not show, such as the crowded-spin trial's choices.
+/// The same points as CSV in `--out` (`acquisition,k,mode,crowded_yield,solo`), for figures the plot
+/// does not show, such as the crowded-spin and solo trials' choices.
 pub const TRACE_CSV: &str = "abs_trace.csv";
 
 /// One CSV row of the trace.
@@ -27,6 +27,7 @@ struct TraceRow {
     k: u32,
     mode: &'static str,
     crowded_yield: bool,
+    solo: bool,
 }
 
 /// Writes `points` to `path` as CSV, one row per adaptation decision under a header (an empty trace
@@ -43,6 +44,7 @@ pub fn write_csv(path: &Path, points: &[TracePoint]) -> Result<(), String> {
             k: p.k,
             mode: p.mode.as_str(),
             crowded_yield: p.crowded_yield,
+            solo: p.solo,
         })
         .map_err(|e| why(&e))?;
     }
@@ -52,6 +54,11 @@ pub fn write_csv(path: &Path, points: &[TracePoint]) -> Result<(), String> {
 /// How many of `points` left crowded waiters yielding at once (the crowded-spin trial chose yielding).
 pub fn crowded_yield_count(points: &[TracePoint]) -> usize {
     points.iter().filter(|p| p.crowded_yield).count()
+}
+
+/// How many of `points` left the solo regime on (the solo trial chose it, or one of its solo arms ran).
+pub fn solo_count(points: &[TracePoint]) -> usize {
+    points.iter().filter(|p| p.solo).count()
 }
 
 /// The most contended lock-bound cell that runs `abs`: the most threads, then the smallest
@@ -157,16 +164,21 @@ mod tests {
                 k: (i as u32 % 5) * 10,
                 mode: if i % 7 == 0 { Mode::Park } else { Mode::Spin },
                 crowded_yield: i % 3 == 0,
+                solo: i % 4 == 0,
             })
             .collect();
         draw(&path, "trace", &pts).unwrap();
         let csv_path = dir.path().join(TRACE_CSV);
         write_csv(&csv_path, &pts).unwrap();
         let text = std::fs::read_to_string(&csv_path).unwrap();
-        assert_eq!(text.lines().next(), Some("acquisition,k,mode,crowded_yield"));
+        assert_eq!(text.lines().next(), Some("acquisition,k,mode,crowded_yield,solo"));
         assert_eq!(text.lines().count(), 1 + pts.len());
-        assert!(text.contains("1792,20,park,false") && text.contains("768,30,spin,true"), "{text}");
+        assert!(
+            text.contains("1792,20,park,false,false") && text.contains("768,30,spin,true,false"),
+            "{text}"
+        );
         assert_eq!(crowded_yield_count(&pts), 6);
+        assert_eq!(solo_count(&pts), 4);
         assert!(std::fs::read_to_string(&path).unwrap().contains("<svg"));
         assert!(draw(&path, "trace", &[]).is_err());
     }

@@ -46,13 +46,19 @@ pub use model::ModelLock;
 
 pub use abs::calibrate::MeasuredCosts;
 pub use abs::config::{
-    AbsConfig, DEFAULT_STARVE_AFTER_US, DEFAULT_WINDOW, K_CEILING, MAX_HANDOFF_YIELDS, YIELD_CEILING,
+    AbsConfig, DEFAULT_SOLO_RECHECK_US, DEFAULT_STARVE_AFTER_US, DEFAULT_WINDOW, K_CEILING,
+    MAX_HANDOFF_YIELDS, YIELD_CEILING,
 };
 #[cfg(not(abslock_loom))]
 pub use abs::ext::AbsMutexExt;
 pub use abs::lock::RawAbsLock;
 pub use abs::policy::{Decision, WindowStats, decide};
 pub use abs::profile::{AbsProfile, Calibrated, RocketMq};
+pub use abs::solo_trial::{
+    SOLO_ARM_US, SOLO_DECISIVE_LOSS_PERCENT, SOLO_MARGIN_PERCENT, SOLO_MAX_BACKOFF, SOLO_PATTERN,
+    SOLO_PERIOD_US, SOLO_SETTLE_US, SOLO_START_MILLI, SOLO_VOID_PS, SOLO_WINS_NEEDED, SoloTrial, SoloWindow,
+    decide_solo, solo_timed,
+};
 pub use abs::stats::{AbsStats, Mode, TracePoint};
 pub use abs::trial::{
     CrowdedTrial, TRIAL_MARGIN_PERCENT, TRIAL_PATTERN, TRIAL_PERIOD, TRIAL_START, TRIAL_VOID_PS, TrialArm,

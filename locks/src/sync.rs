@@ -222,6 +222,14 @@ impl ParkQueue {
         }
     }
 
+    /// Wakes every parked thread, each with `token`; returns how many. The word's `PARKED` bit is left
+    /// as it is (it means "a thread may be parked").
+    #[cfg(not(abslock_loom))]
+    pub(crate) fn unpark_all(&self, key: usize, token: usize) -> usize {
+        // SAFETY: as in `park`; no callback runs.
+        unsafe { parking_lot_core::unpark_all(key, parking_lot_core::UnparkToken(token)) }
+    }
+
     /// Loom emulation of [`park`](Self::park) (see the module comment).
     #[cfg(abslock_loom)]
     pub(crate) fn park(
@@ -251,6 +259,21 @@ impl ParkQueue {
             }
             q = self.changed.wait(q).unwrap();
         }
+    }
+
+    /// Loom emulation of [`unpark_all`](Self::unpark_all).
+    #[cfg(abslock_loom)]
+    pub(crate) fn unpark_all(&self, key: usize, token: usize) -> usize {
+        let _ = key;
+        let mut q = self.queue.lock().unwrap();
+        let n = q.parked.len();
+        while let Some((id, _)) = q.parked.pop_front() {
+            q.woken.push((id, token));
+        }
+        if n > 0 {
+            self.changed.notify_all();
+        }
+        n
     }
 
     /// Loom emulation of [`unpark_first`](Self::unpark_first).

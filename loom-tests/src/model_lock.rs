@@ -60,6 +60,7 @@ impl AbsProfile for Adaptive {
             park_only_when_crowded: false,
             max_active: 0,
             starve_after_us: u32::MAX,
+            solo_recheck_us: 0,
         };
         &C
     }

@@ -55,8 +55,9 @@ struct RunArgs {
     targets: Vec<Target>,
     /// Strategies, comma separated: cas-spin, spin, backoff-kN (e.g. backoff-k100), abs, abs-rocketmq,
     /// abs-yield (ablation: crowded_spins 0), abs-spin (ablation: crowded_trial false), abs-park
-    /// (ablation: park_only_when_crowded false), abs-solo (ablation: the solo restriction), parking_lot, std,
-    /// spin-crate, sequencer, combining (parking_lot is always added: every ratio pairs with it) [default
+    /// (ablation: park_only_when_crowded false), abs-solo (ablation: the solo restriction always on),
+    /// abs-no-solo (ablation: no solo trial, the regime never on), parking_lot, std, spin-crate,
+    /// sequencer, combining (parking_lot is always added: every ratio pairs with it) [default
     /// lock-bound: cas-spin,spin,backoff-k100,abs,abs-rocketmq,parking_lot,std,sequencer,combining; store:
     /// cas-spin,abs,abs-rocketmq,parking_lot,std,sequencer,combining].
     #[arg(long, value_delimiter = ',', value_parser = parse_strategy)]

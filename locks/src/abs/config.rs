@@ -18,8 +18,8 @@ pub struct AbsConfig {
     /// Lowest k; lowering stops here.
     pub k_min: u32,
     /// Highest k; when spinning still fails at this k, waiters switch to parking (with
-    /// [`park_only_when_crowded`](Self::park_only_when_crowded), only in a crowded window). The lock keeps k in 29
-    /// bits, so any k above 536 870 911 (2^29 - 1) acts as that; [`K_CEILING`] is far below it.
+    /// [`park_only_when_crowded`](Self::park_only_when_crowded), only in a crowded window). The lock keeps k in 28
+    /// bits, so any k above 268 435 455 (2^28 - 1) acts as that; [`K_CEILING`] is far below it.
     pub k_max: u32,
     /// Additive step: raising adds it once doubling would pass `k_max`; lowering subtracts it.
     pub k_step: u32,
@@ -100,6 +100,18 @@ pub struct AbsConfig {
     /// first release over sleepers and then at most once per 256 acquisitions; if it reads 0 or
     /// `u32::MAX`, it keeps that value for the rest of its life. Ours.
     pub starve_after_us: u32,
+    /// Solo trial and re-check period, in microseconds; `0`: no trial (RocketMQ). When not 0, the lock
+    /// measures the solo regime against its usual waiting ([`decide_solo`](crate::decide_solo)): waiters
+    /// park at once, no release wakes a sleeper, and each sleeper re-checks the lock every this many
+    /// microseconds (a hand-off still brings one back: the starvation bound, `unlock_fair`, `bump`). A
+    /// trial takes 8 arms of at least 2 ms (4 of them solo) every 0.25 s at a contended lock, doubling
+    /// the gap after each loss up to 8 s, and the regime is kept until the next trial if it took at least
+    /// 5% less time per acquisition in 3 of 4 ABBA pairs. It pays where one thread saturates the lock
+    /// (a lone thread out-runs any group sharing it, since each change of holder moves the protected
+    /// data between cores) and costs where threads also work outside the lock (`docs/abs.md`, round 9).
+    /// Calibrated: 1000, the starvation bound's period. Ours (concurrency restriction taken to one
+    /// circulating thread, after Dice, "Malthusian Locks", EuroSys 2017).
+    pub solo_recheck_us: u32,
 }
 
 /// [`AbsConfig`]'s thread limits with `0` resolved against this machine's core count.
@@ -150,6 +162,9 @@ pub const DEFAULT_WINDOW: u32 = 1024;
 /// Default starvation bound: one hand-off to the oldest sleeper per this many microseconds (Go's
 /// `starvationThresholdNs` is 1 ms).
 pub const DEFAULT_STARVE_AFTER_US: u32 = 1000;
+/// [`AbsConfig::solo_recheck_us`] of the calibrated and reference configs, in microseconds (ours): as
+/// long as the starvation bound, so a sleeper waits for a free lock no longer than for its turn.
+pub const DEFAULT_SOLO_RECHECK_US: u32 = 1000;
 
 impl AbsConfig {
     /// RocketMQ 5.3.2's `AdaptiveBackOffSpinLockImpl` constants: k from 1000 (its initial and minimum
@@ -175,6 +190,7 @@ impl AbsConfig {
         park_only_when_crowded: false,
         max_active: u32::MAX,
         starve_after_us: u32::MAX,
+        solo_recheck_us: 0,
     };
 
     /// The configuration derived from this machine's costs, measured once per process: the first call
@@ -258,6 +274,7 @@ impl AbsConfig {
             park_only_when_crowded: true,
             max_active: u32::MAX,
             starve_after_us: DEFAULT_STARVE_AFTER_US,
+            solo_recheck_us: DEFAULT_SOLO_RECHECK_US,
         }
     }
 

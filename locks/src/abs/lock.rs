@@ -5,6 +5,7 @@ use core::marker::PhantomData;
 use super::config::{AbsConfig, cores};
 use super::policy::{Decision, WindowStats, decide};
 use super::profile::{AbsProfile, Calibrated};
+use super::solo_trial::{SoloTrial, SoloWindow, decide_solo, solo_timed};
 use super::stats::{AbsStats, Mode, TracePoint};
 use super::trial::{CrowdedTrial, TRIAL_PERIOD, TrialArm, TrialWindow, decide_crowded, trial_timed};
 
@@ -28,6 +29,9 @@ const AWAKE: u32 = 8;
 const TOKEN_RETRY: usize = 0;
 /// Unpark token: the lock was handed to you; you hold it.
 const TOKEN_HANDOFF: usize = 1;
+/// Unpark token: the solo regime was switched on; look at the lock again and park with a re-check (no
+/// `AWAKE` was set for you).
+const TOKEN_RECHECK: usize = 2;
 /// Park token: every sleeper parks with it (the queue is FIFO, so the oldest sleeper is first).
 const TOKEN_WAITING: usize = 0;
 
@@ -67,8 +71,13 @@ const TRIAL_CLOCK_MASK: u64 = (1 << TRIAL_CLOCK_BITS) - 1;
 const TRIAL_POSITION_MASK: u64 = 0xff;
 /// Crowded-spin trial clock: the bit saying the current trial is void (above the position).
 const TRIAL_VOID: u64 = 1 << (TRIAL_CLOCK_BITS + 8);
+/// Policy word: the solo regime runs (the solo trial's setting, or [`RawAbsLock::set_solo`]).
+const POLICY_SOLO: u32 = 1 << 28;
 /// Policy word: the bits holding k.
-const POLICY_K: u32 = POLICY_CROWDED_YIELD - 1;
+const POLICY_K: u32 = POLICY_SOLO - 1;
+/// A sleeper's re-check period under the solo regime when the config has none (the regime was forced
+/// with [`RawAbsLock::set_solo`] on a lock whose config does not run the trial), in microseconds.
+const SOLO_RECHECK_FALLBACK_US: u32 = 1_000;
 
 /// Longest single pause burst of the exponential back-off, in pause hints (crossbeam's `Backoff` stops
 /// at 2^6; parking_lot's `SpinWait` at 2^3). Every read of the word by a waiter costs the holder a
@@ -205,6 +214,13 @@ struct Shared {
     mode_switches: AtomicU64,
     timeouts: AtomicU64,
     trace: OnceLock<Box<TraceMutex<TraceBuffer>>>,
+    /// The solo trial ([`SoloTrial`]), holder-only, written at most once per window: its clock.
+    solo_clock: HolderCounter,
+    /// The solo trial: arm, losses and wins in the low 3 bytes, then the void and settled bits, the
+    /// previous arm's ps in the high 4 bytes.
+    solo_state: HolderCounter,
+    /// The solo trial: acquisitions at the current arm's start.
+    solo_started_at: HolderCounter,
 }
 
 struct TraceBuffer {
@@ -252,6 +268,9 @@ impl<P: AbsProfile> RawAbsLock<P> {
                     mode_switches: AtomicU64::new(0),
                     timeouts: AtomicU64::new(0),
                     trace: OnceLock::new(),
+                    solo_clock: HolderCounter::new(),
+                    solo_state: HolderCounter::new(),
+                    solo_started_at: HolderCounter::new(),
                 },
                 _profile: PhantomData,
             }
@@ -333,8 +352,9 @@ impl<P: AbsProfile> RawAbsLock<P> {
             return;
         }
         loop {
-            // Solo: sleepers wake by themselves (or by the starvation bound above), never here.
-            if P::SOLO_RECHECK_US == 0 && state & (PARKED | AWAKE) == PARKED {
+            // Solo: sleepers wake by themselves (or by the starvation bound above), never here. The
+            // policy word shares the lock word's line, and is read only over sleepers.
+            if P::SOLO_RECHECK_US == 0 && state & (PARKED | AWAKE) == PARKED && !self.solo_now() {
                 self.release_and_wake();
                 return;
             }
@@ -401,7 +421,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
             }
             match self.hot.policy.compare_exchange(
                 current,
-                encode_policy(mode, k) | (current & POLICY_CROWDED_YIELD),
+                encode_policy(mode, k) | (current & (POLICY_CROWDED_YIELD | POLICY_SOLO)),
                 Ordering::Relaxed,
                 Ordering::Relaxed,
             ) {
@@ -412,6 +432,54 @@ impl<P: AbsProfile> RawAbsLock<P> {
         self.shared.mode_switches.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// Switches the solo regime on or off, from any thread, held or not (ours). Under it a waiter parks at
+    /// once, no release wakes a sleeper, and a sleeper comes back by a hand-off (the starvation bound,
+    /// `unlock_fair`, `bump`) or by its own re-check, every
+    /// [`solo_recheck_us`](AbsConfig::solo_recheck_us) (1000 us if that is 0). Switching it on wakes every
+    /// sleeper once, so that each parks again with a re-check. If the config runs the solo trial
+    /// (`solo_recheck_us` not 0), the trial sets the regime again at its next arm or verdict. A profile
+    /// with [`AbsProfile::SOLO_RECHECK_US`] runs the regime whatever this says.
+    pub fn set_solo(&self, on: bool) {
+        let mut current = self.hot.policy.load(Ordering::Relaxed);
+        loop {
+            if (current & POLICY_SOLO != 0) == on {
+                return;
+            }
+            // Re-encoded, so an unset word keeps the config's initial k that it stands for.
+            let (mode, k) = decode_policy(current, P::config());
+            let next =
+                encode_policy(mode, k) | (current & POLICY_CROWDED_YIELD) | if on { POLICY_SOLO } else { 0 };
+            match self.hot.policy.compare_exchange(current, next, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => break,
+                Err(seen) => current = seen,
+            }
+        }
+        if on {
+            self.wake_all_to_recheck();
+        }
+    }
+
+    /// Whether the solo regime runs right now (a snapshot): forced by the profile
+    /// ([`AbsProfile::SOLO_RECHECK_US`]), chosen by the solo trial, or set with
+    /// [`set_solo`](Self::set_solo).
+    pub fn solo(&self) -> bool {
+        P::SOLO_RECHECK_US > 0 || self.solo_now()
+    }
+
+    /// The policy word's solo bit (one load of the lock word's line).
+    #[inline]
+    fn solo_now(&self) -> bool {
+        self.hot.policy.load(Ordering::Relaxed) & POLICY_SOLO != 0
+    }
+
+    /// After the solo bit was set: wakes every sleeper, so none sleeps without a re-check while no
+    /// release wakes anyone. A thread validating its park after this sees the bit (it was set before
+    /// the queue lock taken here), one that validated before is queued and woken here.
+    #[cold]
+    fn wake_all_to_recheck(&self) {
+        self.hot.queue.unpark_all(self.key(), TOKEN_RECHECK);
+    }
+
     /// The counters since creation, with the current k and mode.
     pub fn stats(&self) -> AbsStats {
         let raw = self.hot.policy.load(Ordering::Relaxed);
@@ -419,6 +487,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
         let c = &self.counters;
         AbsStats {
             crowded_yield: raw & POLICY_CROWDED_YIELD != 0,
+            solo: P::SOLO_RECHECK_US > 0 || raw & POLICY_SOLO != 0,
             acquisitions: c.acquisitions.get(),
             contended: c.contended.get(),
             spins: c.spins.get(),
@@ -537,7 +606,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
             // `spins_k`: this round spins k, so its run-outs say something about k.
             let (spin_budget, yield_budget, spins_k) = match mode {
                 // Solo: park at once, so the holder runs alone until a hand-off.
-                _ if P::SOLO_RECHECK_US > 0 => (0, 0, false),
+                _ if P::SOLO_RECHECK_US > 0 || raw & POLICY_SOLO != 0 => (0, 0, false),
                 Mode::Spin if active_before >= limits.max_active => (0, 0, false),
                 // canSpin: the cores are taken, so no long spin; but a yield among runnable threads can
                 // cost a scheduler slice, so spin `crowded_spins` (calibrated: about one yield's cost)
@@ -639,12 +708,17 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 count_run_out(&mut tally);
                 break;
             }
+            // Solo: no release wakes this thread, so it re-checks the lock after a while by itself.
+            let solo = P::SOLO_RECHECK_US > 0 || self.solo_now();
             // Runs under the queue lock: on success this thread is queued in the same critical section,
-            // so `sleepers` never counts a thread that is not in the queue.
+            // so `sleepers` never counts a thread that is not in the queue. A thread about to sleep
+            // without a re-check must not sleep once the solo regime is on: the switch wakes every
+            // sleeper under this same queue lock (`wake_all_to_recheck`) after setting the policy bit, so
+            // it either sees the bit here or is queued in time to be woken.
             let validate = || {
                 self.shared.waiters.fetch_sub(ACTIVE, Ordering::Relaxed);
                 let s = self.hot.state.load(Ordering::Relaxed);
-                let sleep = s & (LOCKED | PARKED) == LOCKED | PARKED;
+                let sleep = s & (LOCKED | PARKED) == LOCKED | PARKED && (solo || !self.solo_now());
                 if !sleep {
                     self.shared.waiters.fetch_add(ACTIVE, Ordering::Relaxed);
                 }
@@ -656,10 +730,8 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 }
             };
             tally.parks += 1;
-            // Solo: no release wakes this thread, so it re-checks the lock after a while by itself.
-            let solo = P::SOLO_RECHECK_US > 0;
             let park_deadline =
-                if solo { Some(recheck_deadline(P::SOLO_RECHECK_US, deadline)) } else { deadline };
+                if solo { Some(recheck_deadline(solo_recheck_us::<P>(cfg), deadline)) } else { deadline };
             let parked = self.hot.queue.park(self.key(), validate, timed_out, TOKEN_WAITING, park_deadline);
             // Gave up for good: leave passive, so no unlock counts on this thread to take the lock. A solo
             // re-check that is not the caller's own deadline is not giving up.
@@ -675,6 +747,8 @@ impl<P: AbsProfile> RawAbsLock<P> {
                     tally.handoff = true;
                     break true;
                 }
+                // The solo regime was switched on: look again, as after a re-check.
+                Parked::Unparked(TOKEN_RECHECK) => {}
                 // The unlock that woke us set `AWAKE` on our behalf.
                 Parked::Unparked(_) => awake = true,
                 Parked::Invalid => tally.parks -= 1,
@@ -871,7 +945,10 @@ impl<P: AbsProfile> RawAbsLock<P> {
             critical_milli: c.critical_milli.get(),
             crowded: self.shared.crowded.load(Ordering::Relaxed),
         };
-        let next = match decide(cfg, &window) {
+        let solo_was = raw & POLICY_SOLO != 0;
+        // A solo window's waiters neither spin nor yield, so it says nothing about k or the mode.
+        let decision = if solo_was { Decision::Hold } else { decide(cfg, &window) };
+        let next = match decision {
             Decision::Hold => None,
             Decision::RaiseK(k) | Decision::LowerK(k) | Decision::SwitchToSpin(k) => Some((Mode::Spin, k)),
             Decision::SwitchToPark { critical_milli } => {
@@ -879,10 +956,15 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 Some((Mode::Park, k))
             }
         };
-        let crowded_yield = self.crowded_trial(cfg, &window, raw & POLICY_CROWDED_YIELD != 0);
+        let crowded_yield = self.crowded_trial(cfg, &window, raw & POLICY_CROWDED_YIELD != 0, solo_was);
+        let solo = self.solo_trial(cfg, &window, n, solo_was);
         let (mut new_mode, mut new_k) = (mode, k);
         let (next_mode, next_k) = next.unwrap_or((mode, k));
-        let wanted = encode_policy(next_mode, next_k) | if crowded_yield { POLICY_CROWDED_YIELD } else { 0 };
+        let trial_bits =
+            if crowded_yield { POLICY_CROWDED_YIELD } else { 0 } | if solo { POLICY_SOLO } else { 0 };
+        let wanted = encode_policy(next_mode, next_k) | trial_bits;
+        // The word the successful write replaced, to tell whether it switched the solo regime on.
+        let mut replaced = raw;
         if wanted != raw {
             match self.hot.policy.compare_exchange(raw, wanted, Ordering::Relaxed, Ordering::Relaxed) {
                 Ok(_) => {
@@ -891,24 +973,33 @@ impl<P: AbsProfile> RawAbsLock<P> {
                         self.shared.mode_switches.fetch_add(1, Ordering::Relaxed);
                     }
                 }
-                // `set_mode` changed the word since it was read: its mode and k stand, but the trial's
-                // bit must still follow the trial's schedule, or its arms would run unequal windows.
+                // `set_mode` or `set_solo` changed the word since it was read: its mode and k stand, but
+                // the trials' bits must still follow their schedules, or their arms would run unequal
+                // windows.
                 Err(mut seen) => loop {
-                    let with_bit = (seen & !POLICY_CROWDED_YIELD) | (wanted & POLICY_CROWDED_YIELD);
-                    if with_bit == seen {
+                    let trial_mask = POLICY_CROWDED_YIELD | POLICY_SOLO;
+                    let with_bits = (seen & !trial_mask) | trial_bits;
+                    if with_bits == seen {
+                        replaced = seen;
                         break;
                     }
                     match self.hot.policy.compare_exchange(
                         seen,
-                        with_bit,
+                        with_bits,
                         Ordering::Relaxed,
                         Ordering::Relaxed,
                     ) {
-                        Ok(_) => break,
+                        Ok(_) => {
+                            replaced = seen;
+                            break;
+                        }
                         Err(now) => seen = now,
                     }
                 },
             }
+        }
+        if solo && replaced & POLICY_SOLO == 0 {
+            self.wake_all_to_recheck();
         }
         if window.crowded {
             self.shared.crowded.store(false, Ordering::Relaxed);
@@ -920,7 +1011,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
             && let Ok(mut b) = buffer.lock()
             && b.points.len() < b.capacity
         {
-            b.points.push(TracePoint { acquisition: n, k: new_k, mode: new_mode, crowded_yield });
+            b.points.push(TracePoint { acquisition: n, k: new_k, mode: new_mode, crowded_yield, solo });
         }
     }
 
@@ -928,7 +1019,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// ([`decide_crowded`]); returns whether crowded waiters yield at once in the next window. Off
     /// (always spinning) unless `crowded_trial` is set and `crowded_spins` is not 0 (both settings
     /// are then the same).
-    fn crowded_trial(&self, cfg: &AbsConfig, window: &WindowStats, yielded: bool) -> bool {
+    fn crowded_trial(&self, cfg: &AbsConfig, window: &WindowStats, yielded: bool, solo: bool) -> bool {
         if !cfg.crowded_trial || cfg.crowded_spins == 0 {
             return false;
         }
@@ -952,7 +1043,8 @@ impl<P: AbsProfile> RawAbsLock<P> {
             TrialWindow {
                 yielded,
                 ps: u32::try_from(ps).unwrap_or(u32::MAX),
-                saturated: window.mode == Mode::Spin && window.contention_milli >= crowded_milli,
+                // Under the solo regime crowded waiters park at once whatever the setting.
+                saturated: !solo && window.mode == Mode::Spin && window.contention_milli >= crowded_milli,
             },
         );
         let void = if next.void { TRIAL_VOID } else { 0 };
@@ -963,6 +1055,49 @@ impl<P: AbsProfile> RawAbsLock<P> {
     }
 }
 
+impl<P: AbsProfile> RawAbsLock<P> {
+    /// Holder-only, at the end of the window that brought the acquisition count to `n`: one step of the
+    /// solo trial ([`decide_solo`]); returns whether the solo regime runs in the next window. Off (the
+    /// regime stays as set, by [`set_solo`](Self::set_solo) or not at all) unless the config's
+    /// `solo_recheck_us` is not 0; the clock is read only inside a trial and at contended windows.
+    fn solo_trial(&self, cfg: &AbsConfig, window: &WindowStats, n: u64, solo: bool) -> bool {
+        if cfg.solo_recheck_us == 0 || P::SOLO_RECHECK_US > 0 {
+            return solo;
+        }
+        let sh = &self.shared;
+        let packed = sh.solo_state.get();
+        let trial = SoloTrial {
+            arm: packed as u8,
+            losses: (packed >> 8) as u8,
+            wins: (packed >> 16) as u8,
+            void: (packed >> 24) & 1 != 0,
+            settled: (packed >> 25) & 1 != 0,
+            previous_ps: (packed >> 32) as u32,
+            clock_us: sh.solo_clock.get(),
+            started_at: sh.solo_started_at.get(),
+        };
+        let now_us = if solo_timed(&trial, window.contention_milli) { now_us() } else { 0 };
+        let (next, solo_next) = decide_solo(
+            trial,
+            SoloWindow { now_us, acquisitions: n, contention_milli: window.contention_milli },
+            solo,
+        );
+        if next != trial {
+            sh.solo_state.set(
+                u64::from(next.arm)
+                    | u64::from(next.losses) << 8
+                    | u64::from(next.wins) << 16
+                    | u64::from(next.void) << 24
+                    | u64::from(next.settled) << 25
+                    | u64::from(next.previous_ps) << 32,
+            );
+            sh.solo_clock.set(next.clock_us);
+            sh.solo_started_at.set(next.started_at);
+        }
+        solo_next
+    }
+}
+
 /// A trial arm in one counter: the total in the low 32 bits, the slowest window above.
 fn pack_arm(arm: TrialArm) -> u64 {
     u64::from(arm.total_ps) | (u64::from(arm.slowest_ps) << 32)
@@ -970,6 +1105,18 @@ fn pack_arm(arm: TrialArm) -> u64 {
 
 fn unpack_arm(v: u64) -> TrialArm {
     TrialArm { total_ps: v as u32, slowest_ps: (v >> 32) as u32 }
+}
+
+/// A sleeper's re-check period under the solo regime, in microseconds: the profile's forced regime's,
+/// else the config's, else [`SOLO_RECHECK_FALLBACK_US`].
+fn solo_recheck_us<P: AbsProfile>(cfg: &AbsConfig) -> u32 {
+    if P::SOLO_RECHECK_US > 0 {
+        P::SOLO_RECHECK_US
+    } else if cfg.solo_recheck_us > 0 {
+        cfg.solo_recheck_us
+    } else {
+        SOLO_RECHECK_FALLBACK_US
+    }
 }
 
 fn decode_policy(raw: u32, cfg: &AbsConfig) -> (Mode, u32) {

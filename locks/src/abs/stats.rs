@@ -59,6 +59,10 @@ pub struct AbsStats {
     /// ([`decide_crowded`](crate::decide_crowded)), which is the last trial's verdict outside a trial and
     /// the tried setting during one (its yield windows read `true`).
     pub crowded_yield: bool,
+    /// Whether the solo regime runs right now (waiters park at once, releases wake nobody): the solo
+    /// trial's setting ([`decide_solo`](crate::decide_solo)), [`set_solo`](crate::RawAbsLock::set_solo)'s, or
+    /// the profile's ([`AbsProfile::SOLO_RECHECK_US`](crate::AbsProfile::SOLO_RECHECK_US)).
+    pub solo: bool,
 }
 
 /// One policy decision, recorded when tracing is on ([`enable_trace`](crate::RawAbsLock::enable_trace)).
@@ -73,4 +77,7 @@ pub struct TracePoint {
     /// Whether crowded waiters yield at once after the decision (the crowded-spin trial's setting,
     /// [`decide_crowded`](crate::decide_crowded)).
     pub crowded_yield: bool,
+    /// Whether the solo regime runs after the decision (the solo trial's setting,
+    /// [`decide_solo`](crate::decide_solo)).
+    pub solo: bool,
 }
