@@ -80,6 +80,20 @@ impl AbsProfile for Crowded {
     }
 }
 
+/// `SmallSpin` whose park mode neither spins nor yields: a waiter in park mode goes to sleep with no
+/// yield point on the way (loom runs a thread that spun or yielded again only once the others block), so
+/// a model can put it to sleep before another thread's next step, such as switching the solo regime on.
+#[derive(Debug)]
+pub enum ParkAtOnce {}
+
+impl AbsProfile for ParkAtOnce {
+    const CHECK_INTERVAL: u64 = 1 << 40;
+    fn config() -> &'static AbsConfig {
+        static C: AbsConfig = AbsConfig { park_spins: 0, ..SMALL_SPIN };
+        &C
+    }
+}
+
 /// `SmallSpin` with a starvation bound of 0: every release over sleepers hands the lock to the oldest
 /// one without freeing it, so the hand-off races every other path inside the models.
 #[derive(Debug)]

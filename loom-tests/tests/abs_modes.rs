@@ -3,7 +3,7 @@
 #![cfg(abslock_loom)]
 
 use abslock::{Mode, RawAbsLock};
-use abslock_loom_tests::{Adaptive, ModelLock, SmallSpin};
+use abslock_loom_tests::{Adaptive, ModelLock, ParkAtOnce, SmallSpin};
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::thread;
@@ -57,11 +57,12 @@ fn mode_switches_at_every_acquisition_keep_exclusion() {
 }
 
 /// A waiter parks in park mode; the mode flips back to spin before the holder unlocks. The waiter must
-/// still be woken (the unlock reads the word, not the mode).
+/// still be woken (the unlock reads the word, not the mode). `ParkAtOnce`, so the waiter can be asleep
+/// before the flip (with a spin on the way, loom would run it again only once the holder blocks).
 #[test]
 fn parked_waiter_is_woken_after_flip_back_to_spin() {
     loom::model(|| {
-        let g = Arc::new(Guarded::<SmallSpin> { lock: RawAbsLock::new(), count: UnsafeCell::new(0) });
+        let g = Arc::new(Guarded::<ParkAtOnce> { lock: RawAbsLock::new(), count: UnsafeCell::new(0) });
         g.lock.set_mode(Mode::Park);
         g.lock.acquire();
         let waiter = {
@@ -97,5 +98,75 @@ fn unlock_racing_a_thread_about_to_park() {
         // SAFETY: joined.
         assert_eq!(g.count.with(|c| unsafe { *c }), 3);
         assert!(!g.lock.is_held());
+    });
+}
+
+/// A waiter sleeps in park mode without a re-check (no solo regime yet), then the solo regime is switched
+/// on while the lock is held, so the release wakes nobody. The switch must wake the sleeper (to park
+/// again with a re-check) or make its park invalid: otherwise it sleeps forever, a loom deadlock.
+#[test]
+fn solo_switched_on_over_a_sleeper_strands_nobody() {
+    loom::model(|| {
+        let g = Arc::new(Guarded::<ParkAtOnce> { lock: RawAbsLock::new(), count: UnsafeCell::new(0) });
+        g.lock.set_mode(Mode::Park);
+        g.lock.acquire();
+        let waiter = {
+            let g = Arc::clone(&g);
+            thread::spawn(move || increment(&g))
+        };
+        g.lock.set_solo(true);
+        // SAFETY: acquired above.
+        unsafe { g.lock.release() };
+        waiter.join().unwrap();
+        // SAFETY: joined.
+        assert_eq!(g.count.with(|c| unsafe { *c }), 1);
+        assert!(g.lock.solo());
+    });
+}
+
+/// The switch to the solo regime races two threads taking the lock (one may be about to park without a
+/// re-check when the switch lands), from a third thread. At one preemption: solo sleepers' re-checks
+/// loop (`ModelLock::BUSY_WAITS`).
+#[test]
+fn solo_switch_racing_waiters_keeps_exclusion_and_strands_nobody() {
+    let mut b = loom::model::Builder::new();
+    b.preemption_bound = Some(1);
+    b.check(|| {
+        let g = Arc::new(Guarded::<ParkAtOnce> { lock: RawAbsLock::new(), count: UnsafeCell::new(0) });
+        g.lock.set_mode(Mode::Park);
+        let workers: Vec<_> = (0..2)
+            .map(|_| {
+                let g = Arc::clone(&g);
+                thread::spawn(move || increment(&g))
+            })
+            .collect();
+        g.lock.set_solo(true);
+        for w in workers {
+            w.join().unwrap();
+        }
+        // SAFETY: joined.
+        assert_eq!(g.count.with(|c| unsafe { *c }), 2);
+        assert!(!g.lock.is_held());
+    });
+}
+
+/// Switched off while a solo sleeper re-checks: the releases wake again, and the sleeper gets the lock.
+#[test]
+fn solo_switched_off_under_a_sleeper_strands_nobody() {
+    loom::model(|| {
+        let g = Arc::new(Guarded::<ParkAtOnce> { lock: RawAbsLock::new(), count: UnsafeCell::new(0) });
+        g.lock.set_solo(true);
+        g.lock.acquire();
+        let waiter = {
+            let g = Arc::clone(&g);
+            thread::spawn(move || increment(&g))
+        };
+        g.lock.set_solo(false);
+        // SAFETY: acquired above.
+        unsafe { g.lock.release() };
+        waiter.join().unwrap();
+        // SAFETY: joined.
+        assert_eq!(g.count.with(|c| unsafe { *c }), 1);
+        assert!(!g.lock.solo());
     });
 }

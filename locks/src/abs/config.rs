@@ -101,16 +101,19 @@ pub struct AbsConfig {
     /// `u32::MAX`, it keeps that value for the rest of its life. Ours.
     pub starve_after_us: u32,
     /// Solo trial and re-check period, in microseconds; `0`: no trial (RocketMQ). When not 0, the lock
-    /// measures the solo regime against its usual waiting ([`decide_solo`](crate::decide_solo)): waiters
-    /// park at once, no release wakes a sleeper, and each sleeper re-checks the lock every this many
-    /// microseconds (a hand-off still brings one back: the starvation bound, `unlock_fair`, `bump`). A
-    /// trial takes 8 arms of at least 2 ms (4 of them solo) every 0.25 s at a contended lock, doubling
-    /// the gap after each loss up to 8 s, and the regime is kept until the next trial if it took at least
-    /// 5% less time per acquisition in 3 of 4 ABBA pairs. It pays where one thread saturates the lock
-    /// (a lone thread out-runs any group sharing it, since each change of holder moves the protected
-    /// data between cores) and costs where threads also work outside the lock (`docs/abs.md`, round 9).
-    /// Calibrated: 1000, the starvation bound's period. Ours (concurrency restriction taken to one
-    /// circulating thread, after Dice, "Malthusian Locks", EuroSys 2017).
+    /// measures the solo regime against its usual waiting ([`decide_solo`](crate::decide_solo)). Under
+    /// the regime waiters park at once, no release wakes a sleeper, and each sleeper re-checks the lock
+    /// every this many microseconds times the threads waiting per core (a hand-off still brings one
+    /// back: the starvation bound, `unlock_fair`, `bump`). A trial starts at a contended window (half a
+    /// waiter per acquisition) 0.25 s after the last one, doubling the gap after each loss up to 8 s; it
+    /// runs up to 8 arms in ABBA order, each 0.25 ms to settle then at least 0.5 ms timed, and keeps the
+    /// regime until the next trial if it took at least 5% less time per acquisition in 3 of 4 pairs. It
+    /// stops at the first pair the regime loses by 15% or more, so where it loses it runs about 1 ms of
+    /// solo per trial. It pays where one thread saturates the lock (a lone thread out-runs any group
+    /// sharing it, since each change of holder moves the protected data between cores) and costs where
+    /// threads also work outside the lock (`docs/abs.md`, rounds 8 and 9). Calibrated: 1000, the
+    /// starvation bound's period. Ours (concurrency restriction taken to one circulating thread, after
+    /// Dice, "Malthusian Locks", EuroSys 2017).
     pub solo_recheck_us: u32,
 }
 

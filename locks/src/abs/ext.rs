@@ -54,7 +54,7 @@ unsafe impl<P: AbsProfile> lock_api::RawMutexTimed for RawAbsLock<P> {
 
 /// Reads an [`AbsMutex`](crate::AbsMutex)'s (or any `lock_api::Mutex<RawAbsLock<P>, T>`'s) statistics,
 /// mode and trace without `unsafe` (`lock_api::Mutex::raw` is `unsafe` because the raw lock could be
-/// unlocked through it; these methods only read or set the waiting mode). Ours.
+/// unlocked through it; these methods only read or set the waiting mode and the solo regime). Ours.
 ///
 /// ```
 /// use abslock::{AbsMutex, AbsMutexExt};
@@ -71,6 +71,10 @@ pub trait AbsMutexExt {
     fn mode(&self) -> Mode;
     /// [`RawAbsLock::set_mode`].
     fn set_mode(&self, mode: Mode);
+    /// [`RawAbsLock::solo`].
+    fn solo(&self) -> bool;
+    /// [`RawAbsLock::set_solo`].
+    fn set_solo(&self, on: bool);
     /// [`RawAbsLock::enable_trace`].
     fn enable_trace(&self, capacity: usize);
     /// [`RawAbsLock::trace`].
@@ -90,6 +94,12 @@ impl<P: AbsProfile, T: ?Sized> AbsMutexExt for lock_api::Mutex<RawAbsLock<P>, T>
     fn set_mode(&self, mode: Mode) {
         self.raw_ref().set_mode(mode);
     }
+    fn solo(&self) -> bool {
+        self.raw_ref().solo()
+    }
+    fn set_solo(&self, on: bool) {
+        self.raw_ref().set_solo(on);
+    }
     fn enable_trace(&self, capacity: usize) {
         self.raw_ref().enable_trace(capacity);
     }
@@ -106,8 +116,9 @@ trait RawRef<P: AbsProfile> {
 impl<P: AbsProfile, T: ?Sized> RawRef<P> for lock_api::Mutex<RawAbsLock<P>, T> {
     fn raw_ref(&self) -> &RawAbsLock<P> {
         // SAFETY: `raw` is unsafe only because the caller could unlock through it; the methods above
-        // call only `stats`, `sleepers`, `mode`, `set_mode`, `enable_trace` and `trace`, none of which locks or
-        // unlocks.
+        // call only `stats`, `sleepers`, `mode`, `set_mode`, `solo`, `set_solo`, `enable_trace` and
+        // `trace`, none of which locks or unlocks (`set_solo` may wake sleepers, which then take the lock
+        // by the usual path).
         unsafe { self.raw() }
     }
 }

@@ -115,12 +115,18 @@ const MAX_BURST: u32 = 64;
 /// (starvation bound, parking_lot's eventual fairness): sleepers take turns at a bounded rate, and nobody
 /// sleeps forever.
 ///
-/// A profile may opt into the solo restriction ([`AbsProfile::SOLO_RECHECK_US`], off in every shipped
-/// profile): waiters then park at once, no release wakes a sleeper (the `LOCKED|PARKED` row above becomes
-/// one CAS clearing `LOCKED`), and a sleeper comes back only by a hand-off (the starvation bound,
-/// `unlock_fair`, `bump`) or its own timed re-check.
+/// **Solo regime.** Where one thread saturates the lock, a lone thread out-runs any group that shares it,
+/// so the lock can run a solo regime: waiters park at once, no release wakes a sleeper (the
+/// `LOCKED|PARKED` row above becomes one CAS clearing `LOCKED`), and a sleeper comes back only by a
+/// hand-off (the starvation bound, `unlock_fair`, `bump`) or its own timed re-check. Where threads also
+/// work outside the lock it costs a third of the throughput, so the lock measures it: with
+/// [`AbsConfig::solo_recheck_us`] not 0 (the calibrated default), the holder runs the solo trial
+/// ([`decide_solo`]) at window ends and keeps whichever of the two regimes gave the shorter time per
+/// acquisition. Switching the regime on wakes every sleeper once, so that each sleeps again with a
+/// re-check ([`set_solo`](Self::set_solo) forces it). A profile may also force it for good
+/// ([`AbsProfile::SOLO_RECHECK_US`], off in every shipped profile).
 ///
-/// The *mode*, k and whether crowded waiters spin at all live in a policy word that only decides how
+/// The *mode*, k, whether crowded waiters spin at all and the solo regime live in a policy word that only decides how
 /// long a waiter spins and yields; the holder adapts mode and k once per window of acquisitions
 /// (RocketMQ's rule, see [`decide`], switching to park mode only in a window in which the holder and its
 /// waiters outnumbered the cores) and settles the crowded waiters' spin by a periodic trial that
@@ -135,7 +141,8 @@ const MAX_BURST: u32 = 64;
 /// word's line: (1) the lock word and the policy word (the policy changes once per window at most);
 /// (2, 3) counters written only by the holder with plain stores; (4) the waiter register (two RMWs per
 /// contended acquisition), the window's crowded flag (set and cleared by the holder, each at most once
-/// per window), the rare RMW counters and the trace pointer. A waiter keeps its tally in registers and
+/// per window), the rare RMW counters, the trace pointer and the solo trial's state (written by the
+/// holder at most once per window). A waiter keeps its tally in registers and
 /// adds it once, when it holds the lock.
 ///
 /// Source: RocketMQ 5.3.2 `org.apache.rocketmq.store.lock.AdaptiveBackOffSpinLockImpl` (the adaptation
@@ -472,6 +479,15 @@ impl<P: AbsProfile> RawAbsLock<P> {
         self.hot.policy.load(Ordering::Relaxed) & POLICY_SOLO != 0
     }
 
+    /// A solo sleeper's re-check period, in microseconds: the profile's or config's period
+    /// ([`solo_recheck_us`]) times the threads waiting per core, at least once. The sleepers together
+    /// then re-check about once per period per core, however many there are: each re-check that finds
+    /// the lock held costs a wake-up and a park on a core the holder may need.
+    fn solo_recheck_period(&self, cfg: &AbsConfig) -> u32 {
+        let waiting = self.shared.waiters.load(Ordering::Relaxed) / WAITER;
+        solo_recheck_us::<P>(cfg).saturating_mul((waiting / cores().max(1)).max(1))
+    }
+
     /// After the solo bit was set: wakes every sleeper, so none sleeps without a re-check while no
     /// release wakes anyone. A thread validating its park after this sees the bit (it was set before
     /// the queue lock taken here), one that validated before is queued and woken here.
@@ -731,7 +747,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
             };
             tally.parks += 1;
             let park_deadline =
-                if solo { Some(recheck_deadline(solo_recheck_us::<P>(cfg), deadline)) } else { deadline };
+                if solo { Some(recheck_deadline(self.solo_recheck_period(cfg), deadline)) } else { deadline };
             let parked = self.hot.queue.park(self.key(), validate, timed_out, TOKEN_WAITING, park_deadline);
             // Gave up for good: leave passive, so no unlock counts on this thread to take the lock. A solo
             // re-check that is not the caller's own deadline is not giving up.

@@ -267,18 +267,17 @@ mod tests {
     fn losses_back_off_and_a_win_resets_the_period() {
         let mut trial = SoloTrial::default();
         let mut now = 0;
-        let mut gaps = Vec::new();
+        let mut losses = Vec::new();
         for _ in 0..7 {
-            let end;
             (trial, _) = run_trial(trial, now, [100; 4], [100; 4]);
-            end = trial.clock_us;
+            let end = trial.clock_us;
             // Not due a microsecond before its time.
             let early = SoloWindow { now_us: end - 1, acquisitions: 0, contention_milli: 1000 };
             assert_eq!(decide_solo(trial, early, false).0.arm, 0);
-            gaps.push(trial.losses);
+            losses.push(trial.losses);
             now = end;
         }
-        assert_eq!(gaps, [1, 2, 3, 4, 5, 5, 5]);
+        assert_eq!(losses, [1, 2, 3, 4, 5, 5, 5]);
         let (after_win, solo) = run_trial(trial, now, [100; 4], [50; 4]);
         assert!(solo);
         assert_eq!(after_win.losses, 0);

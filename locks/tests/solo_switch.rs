@@ -1,0 +1,123 @@
+//! The solo regime switched at run time (`RawAbsLock::set_solo`, and the solo trial that
+//! `AbsConfig::solo_recheck_us` turns on): a sleeper that went to sleep without a re-check is woken by
+//! the switch, exclusion and the count hold while the trial switches the regime on and off, and a lock
+//! whose config runs no trial never switches. No timing decides a verdict: a stranded thread hangs the
+//! test.
+#![cfg(not(abslock_loom))]
+
+mod common;
+
+use abslock::{AbsConfig, AbsMutexExt, AbsProfile, Mode, RawAbsLock};
+use std::sync::OnceLock;
+
+/// Calibrated bounds without a starvation bound (only a release or a re-check brings a sleeper back),
+/// waiters in park mode sleeping at once, a re-check every 200 us under the solo regime.
+enum ParkAtOnce {}
+
+impl AbsProfile for ParkAtOnce {
+    fn config() -> &'static AbsConfig {
+        static C: OnceLock<AbsConfig> = OnceLock::new();
+        C.get_or_init(|| AbsConfig {
+            starve_after_us: u32::MAX,
+            park_spins: 0,
+            park_yields: 0,
+            solo_recheck_us: 200,
+            ..*AbsConfig::calibrated()
+        })
+    }
+}
+
+/// The calibrated config with short windows checked often, so a short run holds many solo trials.
+enum QuickTrials {}
+
+impl AbsProfile for QuickTrials {
+    const CHECK_INTERVAL: u64 = 64;
+    fn config() -> &'static AbsConfig {
+        static C: OnceLock<AbsConfig> = OnceLock::new();
+        C.get_or_init(|| AbsConfig { window: 64, ..*AbsConfig::calibrated() })
+    }
+}
+
+/// [`QuickTrials`] without the trial.
+enum QuickNoTrial {}
+
+impl AbsProfile for QuickNoTrial {
+    const CHECK_INTERVAL: u64 = 64;
+    fn config() -> &'static AbsConfig {
+        static C: OnceLock<AbsConfig> = OnceLock::new();
+        C.get_or_init(|| AbsConfig { window: 64, solo_recheck_us: 0, ..*AbsConfig::calibrated() })
+    }
+}
+
+#[test]
+fn switching_solo_on_wakes_sleepers_that_have_no_recheck() {
+    let m = lock_api::Mutex::<RawAbsLock<ParkAtOnce>, u64>::new(0);
+    m.set_mode(Mode::Park);
+    let guard = m.lock();
+    std::thread::scope(|s| {
+        let waiters: Vec<_> = (0..3).map(|_| s.spawn(|| *m.lock() += 1)).collect();
+        while m.sleepers() < 3 {
+            std::thread::yield_now();
+        }
+        // Three threads asleep without a re-check. Under the solo regime no release wakes anyone and
+        // there is no bound, so if the switch left them asleep, nothing would ever wake them.
+        m.set_solo(true);
+        assert!(m.solo() && m.stats().solo);
+        drop(guard);
+        for w in waiters {
+            w.join().unwrap();
+        }
+    });
+    assert_eq!(*m.lock(), 3);
+    let stats = m.stats();
+    assert!(stats.parks >= 3, "the waiters never slept: {stats:?}");
+    assert_eq!(stats.handoffs, 0, "no bound, so no hand-off: {stats:?}");
+}
+
+#[test]
+fn switching_solo_off_lets_releases_wake_again() {
+    let m = lock_api::Mutex::<RawAbsLock<ParkAtOnce>, u64>::new(0);
+    m.set_solo(true);
+    let guard = m.lock();
+    std::thread::scope(|s| {
+        let waiters: Vec<_> = (0..3).map(|_| s.spawn(|| *m.lock() += 1)).collect();
+        while m.sleepers() < 3 {
+            std::thread::yield_now();
+        }
+        m.set_solo(false);
+        assert!(!m.solo());
+        drop(guard);
+        for w in waiters {
+            w.join().unwrap();
+        }
+    });
+    assert_eq!(*m.lock(), 3);
+}
+
+#[test]
+fn the_count_holds_while_the_trial_switches_the_regime() {
+    const THREADS: usize = 4;
+    let each = common::scaled(50_000);
+    let m = lock_api::Mutex::<RawAbsLock<QuickTrials>, u64>::new(0);
+    m.enable_trace(1 << 16);
+    assert_eq!(common::hammer(&m, THREADS, each), THREADS as u64 * each);
+    let trace = m.trace();
+    // Four threads that do nothing but take the lock keep about three waiting at each acquisition, far
+    // above the start threshold, so a trial starts at the first window, and its second arm is solo
+    // whatever the verdict.
+    assert!(trace.iter().any(|p| p.solo), "no solo arm ran in {} windows", trace.len());
+    assert!(trace.iter().any(|p| !p.solo));
+}
+
+#[test]
+fn without_the_trial_the_regime_never_runs() {
+    const THREADS: usize = 4;
+    let each = common::scaled(20_000);
+    let m = lock_api::Mutex::<RawAbsLock<QuickNoTrial>, u64>::new(0);
+    m.enable_trace(1 << 16);
+    assert_eq!(common::hammer(&m, THREADS, each), THREADS as u64 * each);
+    let trace = m.trace();
+    assert!(!trace.is_empty());
+    assert!(trace.iter().all(|p| !p.solo));
+    assert!(!m.stats().solo);
+}
