@@ -478,11 +478,13 @@ fn run_sweep(a: &RunArgs) -> Result<ExitCode, Fatal> {
         };
         let caption = format!(
             "abs adaptation: k and mode over acquisitions, lock-bound, {} threads, {} (one extra window after the \
-             grid, not measured; {} decisions, after {} of them crowded waiters yielded at once{points_in})",
+             grid, not measured; {} decisions, after {} of them crowded waiters yielded at once and after {} the \
+             solo regime ran{points_in})",
             cell.threads,
             plots::size_label(cell.size),
             points.len(),
             trace::crowded_yield_count(&points),
+            trace::solo_count(&points),
         );
         let title = format!(
             "abs: k and mode, lock-bound, {} threads, {}",
