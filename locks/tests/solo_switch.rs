@@ -1,6 +1,6 @@
-//! The solo regime switched at run time (`RawAbsLock::set_solo`, and the solo trial that
-//! `AbsConfig::solo_recheck_us` turns on): a sleeper that went to sleep without a re-check is woken by
-//! the switch, exclusion and the count hold while the trial switches the regime on and off, and a lock
+//! The solo regime switched at run time (`RawAbsLock::set_solo`, which takes the lock to switch, and
+//! the solo trial that `AbsConfig::solo_recheck_us` turns on): a sleeper that went to sleep without a
+//! re-check is woken by the switch, exclusion and the count hold while the trial switches the regime on and off, and a lock
 //! whose config runs no trial never switches. No timing decides a verdict: a stranded thread hangs the
 //! test.
 #![cfg(not(abslock_loom))]
@@ -55,23 +55,29 @@ fn switching_solo_on_wakes_sleepers_that_have_no_recheck() {
     m.set_mode(Mode::Park);
     let guard = m.lock();
     std::thread::scope(|s| {
-        let waiters: Vec<_> = (0..3).map(|_| s.spawn(|| *m.lock() += 1)).collect();
-        while m.sleepers() < 3 {
+        // The switcher sleeps first, so the fair unlock below hands it the lock while the three others
+        // sleep without a re-check.
+        let switcher = s.spawn(|| m.set_solo(true));
+        while m.sleepers() < 1 {
             std::thread::yield_now();
         }
-        // Three threads asleep without a re-check. Under the solo regime no release wakes anyone and
-        // there is no bound, so if the switch left them asleep, nothing would ever wake them.
-        m.set_solo(true);
+        let waiters: Vec<_> = (0..3).map(|_| s.spawn(|| *m.lock() += 1)).collect();
+        while m.sleepers() < 4 {
+            std::thread::yield_now();
+        }
+        lock_api::MutexGuard::unlock_fair(guard);
+        // The switcher releases under the solo regime, waking nobody, and there is no bound: if the
+        // switch left the three asleep, nothing would ever wake them.
+        switcher.join().unwrap();
         assert!(m.solo() && m.stats().solo);
-        drop(guard);
         for w in waiters {
             w.join().unwrap();
         }
     });
     assert_eq!(*m.lock(), 3);
     let stats = m.stats();
-    assert!(stats.parks >= 3, "the waiters never slept: {stats:?}");
-    assert_eq!(stats.handoffs, 0, "no bound, so no hand-off: {stats:?}");
+    assert!(stats.parks >= 4, "the waiters never slept: {stats:?}");
+    assert_eq!(stats.handoffs, 1, "only the fair unlock hands off: {stats:?}");
 }
 
 #[test]
@@ -81,12 +87,13 @@ fn switching_solo_off_lets_releases_wake_again() {
     let guard = m.lock();
     std::thread::scope(|s| {
         let waiters: Vec<_> = (0..3).map(|_| s.spawn(|| *m.lock() += 1)).collect();
-        while m.sleepers() < 3 {
+        let switcher = s.spawn(|| m.set_solo(false));
+        while m.sleepers() < 4 {
             std::thread::yield_now();
         }
-        m.set_solo(false);
-        assert!(!m.solo());
         drop(guard);
+        switcher.join().unwrap();
+        assert!(!m.solo());
         for w in waiters {
             w.join().unwrap();
         }

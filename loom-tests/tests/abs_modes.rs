@@ -101,12 +101,16 @@ fn unlock_racing_a_thread_about_to_park() {
     });
 }
 
-/// A waiter sleeps in park mode without a re-check (no solo regime yet), then the solo regime is switched
-/// on while the lock is held, so the release wakes nobody. The switch must wake the sleeper (to park
-/// again with a re-check) or make its park invalid: otherwise it sleeps forever, a loom deadlock.
+/// A waiter sleeps in park mode without a re-check (no solo regime yet) while a third thread switches
+/// the regime on (`set_solo` takes the lock, so it may get it while the waiter sleeps); from then on no
+/// release wakes anyone. The switch must wake the sleeper (to park again with a re-check) or make its park
+/// invalid: otherwise it sleeps forever, a loom deadlock. At one preemption: solo sleepers' re-checks
+/// loop (`ModelLock::BUSY_WAITS`).
 #[test]
 fn solo_switched_on_over_a_sleeper_strands_nobody() {
-    loom::model(|| {
+    let mut b = loom::model::Builder::new();
+    b.preemption_bound = Some(1);
+    b.check(|| {
         let g = Arc::new(Guarded::<ParkAtOnce> { lock: RawAbsLock::new(), count: UnsafeCell::new(0) });
         g.lock.set_mode(Mode::Park);
         g.lock.acquire();
@@ -114,10 +118,14 @@ fn solo_switched_on_over_a_sleeper_strands_nobody() {
             let g = Arc::clone(&g);
             thread::spawn(move || increment(&g))
         };
-        g.lock.set_solo(true);
+        let switcher = {
+            let g = Arc::clone(&g);
+            thread::spawn(move || g.lock.set_solo(true))
+        };
         // SAFETY: acquired above.
         unsafe { g.lock.release() };
         waiter.join().unwrap();
+        switcher.join().unwrap();
         // SAFETY: joined.
         assert_eq!(g.count.with(|c| unsafe { *c }), 1);
         assert!(g.lock.solo());
@@ -125,8 +133,7 @@ fn solo_switched_on_over_a_sleeper_strands_nobody() {
 }
 
 /// The switch to the solo regime races two threads taking the lock (one may be about to park without a
-/// re-check when the switch lands), from a third thread. At one preemption: solo sleepers' re-checks
-/// loop (`ModelLock::BUSY_WAITS`).
+/// re-check when the switch lands). At one preemption, as above.
 #[test]
 fn solo_switch_racing_waiters_keeps_exclusion_and_strands_nobody() {
     let mut b = loom::model::Builder::new();
@@ -153,7 +160,9 @@ fn solo_switch_racing_waiters_keeps_exclusion_and_strands_nobody() {
 /// Switched off while a solo sleeper re-checks: the releases wake again, and the sleeper gets the lock.
 #[test]
 fn solo_switched_off_under_a_sleeper_strands_nobody() {
-    loom::model(|| {
+    let mut b = loom::model::Builder::new();
+    b.preemption_bound = Some(1);
+    b.check(|| {
         let g = Arc::new(Guarded::<ParkAtOnce> { lock: RawAbsLock::new(), count: UnsafeCell::new(0) });
         g.lock.set_solo(true);
         g.lock.acquire();
@@ -161,10 +170,14 @@ fn solo_switched_off_under_a_sleeper_strands_nobody() {
             let g = Arc::clone(&g);
             thread::spawn(move || increment(&g))
         };
-        g.lock.set_solo(false);
+        let switcher = {
+            let g = Arc::clone(&g);
+            thread::spawn(move || g.lock.set_solo(false))
+        };
         // SAFETY: acquired above.
         unsafe { g.lock.release() };
         waiter.join().unwrap();
+        switcher.join().unwrap();
         // SAFETY: joined.
         assert_eq!(g.count.with(|c| unsafe { *c }), 1);
         assert!(!g.lock.solo());

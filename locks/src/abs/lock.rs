@@ -359,9 +359,10 @@ impl<P: AbsProfile> RawAbsLock<P> {
             return;
         }
         loop {
-            // Solo: sleepers wake by themselves (or by the starvation bound above), never here. The
-            // policy word shares the lock word's line, and is read only over sleepers.
-            if P::SOLO_RECHECK_US == 0 && state & (PARKED | AWAKE) == PARKED && !self.solo_now() {
+            // Solo: sleepers wake by themselves (or by the starvation bound above), never here; the
+            // regime chosen at run time is checked out of line, in `release_and_wake`, so this inlined
+            // path is the same with or without it.
+            if P::SOLO_RECHECK_US == 0 && state & (PARKED | AWAKE) == PARKED {
                 self.release_and_wake();
                 return;
             }
@@ -439,14 +440,28 @@ impl<P: AbsProfile> RawAbsLock<P> {
         self.shared.mode_switches.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Switches the solo regime on or off, from any thread, held or not (ours). Under it a waiter parks at
-    /// once, no release wakes a sleeper, and a sleeper comes back by a hand-off (the starvation bound,
-    /// `unlock_fair`, `bump`) or by its own re-check, every
-    /// [`solo_recheck_us`](AbsConfig::solo_recheck_us) (1000 us if that is 0). Switching it on wakes every
-    /// sleeper once, so that each parks again with a re-check. If the config runs the solo trial
-    /// (`solo_recheck_us` not 0), the trial sets the regime again at its next arm or verdict. A profile
-    /// with [`AbsProfile::SOLO_RECHECK_US`] runs the regime whatever this says.
+    /// Switches the solo regime on or off (ours). Under it a waiter parks at once, no release wakes a
+    /// sleeper, and a sleeper comes back by a hand-off (the starvation bound, `unlock_fair`, `bump`) or
+    /// by its own re-check, every [`solo_recheck_us`](AbsConfig::solo_recheck_us) (1000 us if that is 0)
+    /// times the threads waiting per core. Switching it on wakes every sleeper once, so that each parks
+    /// again with a re-check. If the config runs the solo trial (`solo_recheck_us` not 0), the trial sets
+    /// the regime again at its next arm or verdict. A profile with [`AbsProfile::SOLO_RECHECK_US`] runs
+    /// the regime whatever this says.
+    ///
+    /// Takes the lock to switch (and counts as one acquisition): only a holder changes the regime, so a
+    /// release never decides on a regime that changed under it (a release that skipped the wake-up while
+    /// another thread switched the regime off could leave a thread asleep with no re-check). So it must
+    /// not be called while holding this lock: like a second `lock`, it would wait for itself.
     pub fn set_solo(&self, on: bool) {
+        self.raw_lock();
+        self.switch_solo(on);
+        // SAFETY: acquired above.
+        unsafe { self.raw_unlock() };
+    }
+
+    /// Holder-only: sets the policy word's solo bit to `on`, and wakes every sleeper if that switched
+    /// the regime on.
+    fn switch_solo(&self, on: bool) {
         let mut current = self.hot.policy.load(Ordering::Relaxed);
         loop {
             if (current & POLICY_SOLO != 0) == on {
@@ -802,8 +817,23 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// more before it runs; concurrency restriction: while a waiter is awake it takes the lock and the
     /// sleepers stay asleep, and the releaser pays no wake-up). After the queue's callback nothing here
     /// touches the lock again. If the queue turned out empty, it only releases (and clears `PARKED`).
+    ///
+    /// Under the solo regime (the policy word's bit, read here on the word's own line) it wakes nobody
+    /// and only releases.
     #[cold]
     fn release_and_wake(&self) {
+        if self.solo_now() {
+            let mut state = self.hot.state.load(Ordering::Relaxed);
+            while let Err(seen) = self.hot.state.compare_exchange_weak(
+                state,
+                state & !LOCKED,
+                Ordering::Release,
+                Ordering::Relaxed,
+            ) {
+                state = seen;
+            }
+            return;
+        }
         self.hot.queue.unpark_first(self.key(), |u| {
             let mut state = self.hot.state.load(Ordering::Relaxed);
             loop {
