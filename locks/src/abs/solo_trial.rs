@@ -42,6 +42,12 @@ pub const SOLO_MAX_BACKOFF: u8 = 5;
 /// trial: the regime changes nothing for a lock that nobody waits for, and such a lock never reads the
 /// clock for this trial.
 pub const SOLO_START_MILLI: u64 = 500;
+/// Mean waiters per acquisition (in thousandths) above which the regime does not run: a window this
+/// crowded ends a trial and the regime, and starts none. Under the regime the sleepers take the lock in
+/// turn, one per starvation bound (1 ms), so with many of them each waits many bounds: at 16 threads its
+/// p99.9 acquire latency measured 5.6x and 63x `parking_lot`'s in two cells, for a throughput that was a
+/// tie there (`docs/abs.md`, round 9). Its gains were at 2 and 4 threads (1 and 3 waiting).
+pub const SOLO_MAX_MILLI: u64 = 4000;
 /// An arm slower than this per acquisition (1 ms, in ps) voids the trial: the lock sat idle, so its time
 /// measures the application, not the regime.
 pub const SOLO_VOID_PS: u32 = 1_000_000_000;
@@ -82,7 +88,7 @@ pub struct SoloWindow {
 /// Whether the lock must read the clock at this window's end: during a trial, and between trials at a
 /// window contended enough to start one.
 pub fn solo_timed(trial: &SoloTrial, contention_milli: u64) -> bool {
-    trial.arm != 0 || contention_milli >= SOLO_START_MILLI
+    trial.arm != 0 || (SOLO_START_MILLI..=SOLO_MAX_MILLI).contains(&contention_milli)
 }
 
 /// The solo rule (ours): whether the lock runs the solo regime (waiters park at once, releases wake
@@ -92,7 +98,8 @@ pub fn solo_timed(trial: &SoloTrial, contention_milli: u64) -> bool {
 /// [`SOLO_MARGIN_PERCENT`], and is kept until the next trial; a trial ends early, lost, once it cannot
 /// reach that, once a solo arm is [`SOLO_DECISIVE_LOSS_PERCENT`] slower than its partner, or once an arm
 /// is idle. Trials start at a window with at least
-/// [`SOLO_START_MILLI`] waiters per acquisition, [`SOLO_PERIOD_US`] after the last one, doubling after
+/// [`SOLO_START_MILLI`] and at most [`SOLO_MAX_MILLI`] waiters per acquisition (a more crowded window
+/// ends the regime and any trial), [`SOLO_PERIOD_US`] after the last one, doubling after
 /// each loss. Takes the trial state, the window that just ended, and whether the regime ran in it;
 /// returns the next state and whether it runs in the next window.
 ///
@@ -103,6 +110,14 @@ pub fn solo_timed(trial: &SoloTrial, contention_milli: u64) -> bool {
 pub fn decide_solo(trial: SoloTrial, window: SoloWindow, solo: bool) -> (SoloTrial, bool) {
     let mut next = trial;
     let now = window.now_us;
+    if window.contention_milli > SOLO_MAX_MILLI {
+        // Too crowded: no regime, no trial (one in progress ends, neither won nor lost, and the next may
+        // start at the next window within the limits).
+        if trial.arm != 0 {
+            next = SoloTrial { losses: trial.losses.min(SOLO_MAX_BACKOFF), ..SoloTrial::default() };
+        }
+        return (next, false);
+    }
     if trial.arm == 0 {
         if window.contention_milli < SOLO_START_MILLI || now < trial.clock_us {
             return (next, solo);
@@ -264,6 +279,29 @@ mod tests {
     }
 
     #[test]
+    fn a_crowd_beyond_the_limit_ends_the_regime_and_the_trial() {
+        let crowded = SoloWindow { now_us: 10, acquisitions: 5, contention_milli: SOLO_MAX_MILLI + 1 };
+        let (won, solo) = run_trial(SoloTrial::default(), 0, [100; 4], [50; 4]);
+        assert!(solo);
+        assert_eq!(
+            decide_solo(won, crowded, true),
+            (won, false),
+            "the verdict is dropped, the schedule kept"
+        );
+        assert!(!solo_timed(&won, SOLO_MAX_MILLI + 1), "no clock read for a crowded window");
+        let in_trial = SoloTrial { arm: 3, wins: 1, losses: 2, clock_us: 5, ..SoloTrial::default() };
+        let (next, solo) = decide_solo(in_trial, crowded, true);
+        assert!(!solo);
+        assert_eq!(next, SoloTrial { losses: 2, ..SoloTrial::default() }, "ended, neither won nor lost");
+        let at_limit = SoloWindow { contention_milli: SOLO_MAX_MILLI, ..crowded };
+        assert_eq!(
+            decide_solo(SoloTrial::default(), at_limit, false).0.arm,
+            1,
+            "at the limit a trial starts"
+        );
+    }
+
+    #[test]
     fn losses_back_off_and_a_win_resets_the_period() {
         let mut trial = SoloTrial::default();
         let mut now = 0;
@@ -288,7 +326,7 @@ mod tests {
     fn the_verdict_holds_between_trials() {
         let (trial, solo) = run_trial(SoloTrial::default(), 0, [100; 4], [50; 4]);
         assert!(solo);
-        let between = SoloWindow { now_us: trial.clock_us - 1, acquisitions: 1, contention_milli: 5000 };
+        let between = SoloWindow { now_us: trial.clock_us - 1, acquisitions: 1, contention_milli: 3000 };
         assert_eq!(decide_solo(trial, between, true), (trial, true));
     }
 
@@ -326,7 +364,12 @@ mod tests {
         let _ = decide_solo(wild, w, true);
         let _ = decide_solo(SoloTrial { arm: 8, ..wild }, SoloWindow { now_us: 0, ..w }, false);
         // An arm past the pattern's end gives the verdict, with the back-off within its cap.
-        let (next, solo) = decide_solo(SoloTrial { clock_us: 0, ..wild }, w, true);
+        let (next, solo) =
+            decide_solo(SoloTrial { clock_us: 0, ..wild }, SoloWindow { contention_milli: 1000, ..w }, true);
+        assert_eq!(next.arm, 0);
+        assert!(next.losses <= SOLO_MAX_BACKOFF && !solo);
+        // A crowded window ends it too, with the back-off within its cap.
+        let (next, solo) = decide_solo(wild, w, true);
         assert_eq!(next.arm, 0);
         assert!(next.losses <= SOLO_MAX_BACKOFF && !solo);
     }
