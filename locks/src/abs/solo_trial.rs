@@ -16,8 +16,8 @@ pub const SOLO_PATTERN: [bool; 8] = [false, true, true, false, false, true, true
 pub const SOLO_ARM_US: u64 = 500;
 /// Untimed start of each arm, in microseconds: the switch takes effect gradually (waiters already
 /// spinning finish their round before they park; after a solo arm, sleepers come back one release at a
-/// time or at their re-check), and an arm timed from its switch measured a 20-25% gain of the regime at
-/// 4 threads and 128-byte records as 0-10%.
+/// time or at their re-check), and arms timed from their switch measured mostly the switch: the trial
+/// then rarely chose the regime at 4 threads and 128-byte records, where it wins (`docs/abs.md`, round 9).
 pub const SOLO_SETTLE_US: u64 = 250;
 /// Pairs of arms, of the 4, in which the solo arm must take [`SOLO_MARGIN_PERCENT`] less time per
 /// acquisition than its partner for the solo regime to win the trial. One pair may lose to an arm in which
@@ -44,9 +44,9 @@ pub const SOLO_MAX_BACKOFF: u8 = 5;
 pub const SOLO_START_MILLI: u64 = 500;
 /// Mean waiters per acquisition (in thousandths) above which the regime does not run: a window this
 /// crowded ends a trial and the regime, and starts none. Under the regime the sleepers take the lock in
-/// turn, one per starvation bound (1 ms), so with many of them each waits many bounds: at 16 threads its
-/// p99.9 acquire latency measured 5.6x and 63x `parking_lot`'s in two cells, for a throughput that was a
-/// tie there (`docs/abs.md`, round 9). Its gains were at 2 and 4 threads (1 and 3 waiting).
+/// turn, one per starvation bound (1 ms), so with many of them each waits many bounds: at 16 threads,
+/// where its throughput was a tie, its p99.9 acquire latency measured several times `parking_lot`'s
+/// (`docs/abs.md`, round 9). Its gains were at 2 and 4 threads (1 and 3 waiting).
 pub const SOLO_MAX_MILLI: u64 = 4000;
 /// An arm slower than this per acquisition (1 ms, in ps) voids the trial: the lock sat idle, so its time
 /// measures the application, not the regime.
