@@ -108,9 +108,11 @@ pub struct AbsConfig {
     /// waiter to 4 waiters per acquisition; a more crowded window ends the regime and any trial, since
     /// its sleepers would wait many starvation bounds each) 0.25 s after the last one, doubling the gap after each loss up to 8 s; it
     /// runs up to 8 arms in ABBA order, each 0.25 ms to settle then at least 0.5 ms timed, and keeps the
-    /// regime until the next trial if it took at least 5% less time per acquisition in 3 of 4 pairs. It
-    /// stops at the first pair the regime loses by 15% or more, so where it loses it runs about 1 ms of
-    /// solo per trial. It pays where one thread saturates the lock (a lone thread out-runs any group
+    /// regime until the next trial if it took more than 5% less time per acquisition in 3 of 4 pairs. It
+    /// stops at the first pair the regime loses by 15% or more, so where it loses it runs about 0.75 ms
+    /// of solo per trial. Without a starvation bound (`starve_after_us` `u32::MAX`) nothing bounds a solo
+    /// sleeper's wait but the regime's end (a re-check rarely finds the lock free against a holder that
+    /// takes it straight back), as nothing bounds any sleeper's wait without one. It pays where one thread saturates the lock (a lone thread out-runs any group
     /// sharing it, since each change of holder moves the protected data between cores) and costs where
     /// threads also work outside the lock (`docs/abs.md`, rounds 8 and 9). Calibrated: 1000, the
     /// starvation bound's period. Ours (concurrency restriction taken to one circulating thread, after

@@ -73,7 +73,8 @@ pub trait AbsMutexExt {
     fn set_mode(&self, mode: Mode);
     /// [`RawAbsLock::solo`].
     fn solo(&self) -> bool;
-    /// [`RawAbsLock::set_solo`].
+    /// [`RawAbsLock::set_solo`]. It takes the lock, so calling it while holding this mutex's guard
+    /// deadlocks, as a second `lock` would.
     fn set_solo(&self, on: bool);
     /// [`RawAbsLock::enable_trace`].
     fn enable_trace(&self, capacity: usize);
@@ -115,10 +116,10 @@ trait RawRef<P: AbsProfile> {
 
 impl<P: AbsProfile, T: ?Sized> RawRef<P> for lock_api::Mutex<RawAbsLock<P>, T> {
     fn raw_ref(&self) -> &RawAbsLock<P> {
-        // SAFETY: `raw` is unsafe only because the caller could unlock through it; the methods above
-        // call only `stats`, `sleepers`, `mode`, `set_mode`, `solo`, `set_solo`, `enable_trace` and
-        // `trace`, none of which locks or unlocks (`set_solo` may wake sleepers, which then take the lock
-        // by the usual path).
+        // SAFETY: `raw` is unsafe only because the caller could unlock a lock it does not hold through
+        // it; the methods above call only `stats`, `sleepers`, `mode`, `set_mode`, `solo`, `enable_trace`
+        // and `trace`, which neither lock nor unlock, and `set_solo`, which unlocks only the
+        // acquisition it made itself.
         unsafe { self.raw() }
     }
 }

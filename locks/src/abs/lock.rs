@@ -130,8 +130,9 @@ const MAX_BURST: u32 = 64;
 /// long a waiter spins and yields; the holder adapts mode and k once per window of acquisitions
 /// (RocketMQ's rule, see [`decide`], switching to park mode only in a window in which the holder and its
 /// waiters outnumbered the cores) and settles the crowded waiters' spin by a periodic trial that
-/// times both settings ([`decide_crowded`]). No acquisition or release depends on the policy word, so
-/// [`set_mode`](Self::set_mode) is safe at any moment.
+/// times both settings ([`decide_crowded`]). No acquisition or release depends on the mode or k, so
+/// [`set_mode`](Self::set_mode) is safe at any moment (it keeps the other bits); the solo bit, which
+/// waiters and releases over sleepers do read, changes only under the lock.
 ///
 /// At most 65 535 threads may wait on one lock at the same time (the waiter register packs two 16-bit
 /// counts into one `AtomicU32`); more would corrupt the statistics and the spinning rule, not exclusion.
@@ -341,7 +342,8 @@ impl<P: AbsProfile> RawAbsLock<P> {
 
     /// Releases the lock: one CAS clearing `LOCKED` and keeping whatever else the word holds; if threads
     /// are parked and no waiter is awake, the release happens inside the queue's wake-up of the oldest
-    /// sleeper instead. Once per starvation bound it hands the lock to the oldest sleeper.
+    /// sleeper instead (under the solo regime, a CAS that wakes nobody). Once per starvation bound it
+    /// hands the lock to the oldest sleeper.
     ///
     /// The word is never touched after the release: a thread that takes the lock next may free the
     /// memory it lives in as soon as it is released (parking_lot's `RawMutex` allows the same).
@@ -402,8 +404,8 @@ impl<P: AbsProfile> RawAbsLock<P> {
     }
 
     /// Threads asleep on the lock right now (a snapshot): each is in the lock's queue, and an unlock
-    /// wakes one only when no other waiter is spinning or yielding (under the solo restriction,
-    /// [`AbsProfile::SOLO_RECHECK_US`], never: a sleeper comes back by a hand-off or its own re-check).
+    /// wakes one only when no other waiter is spinning or yielding (under the solo regime, never: a
+    /// sleeper comes back by a hand-off or its own re-check; see [`set_solo`](Self::set_solo)).
     pub fn sleepers(&self) -> u32 {
         let w = self.shared.waiters.load(Ordering::Relaxed);
         (w / WAITER).saturating_sub(w & ACTIVE_MASK)
@@ -451,7 +453,10 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// Takes the lock to switch (and counts as one acquisition): only a holder changes the regime, so a
     /// release never decides on a regime that changed under it (a release that skipped the wake-up while
     /// another thread switched the regime off could leave a thread asleep with no re-check). So it must
-    /// not be called while holding this lock: like a second `lock`, it would wait for itself.
+    /// not be called while holding this lock: like a second `lock`, it would wait for itself. With no
+    /// starvation bound (`starve_after_us` `u32::MAX`) a sleeper under the regime comes back only by its
+    /// re-check, which against a holder that takes the lock straight back rarely finds it free: nothing
+    /// then bounds its wait but the regime's end (the trial's next arm or verdict, or this switch).
     pub fn set_solo(&self, on: bool) {
         self.raw_lock();
         self.switch_solo(on);
@@ -1019,9 +1024,9 @@ impl<P: AbsProfile> RawAbsLock<P> {
                         self.shared.mode_switches.fetch_add(1, Ordering::Relaxed);
                     }
                 }
-                // `set_mode` or `set_solo` changed the word since it was read: its mode and k stand, but
-                // the trials' bits must still follow their schedules, or their arms would run unequal
-                // windows.
+                // `set_mode` changed the word since it was read (`set_solo` cannot: it holds the lock): its
+                // mode and k stand, but the trials' bits must still follow their schedules, or their arms
+                // would run unequal windows.
                 Err(mut seen) => loop {
                     let trial_mask = POLICY_CROWDED_YIELD | POLICY_SOLO;
                     let with_bits = (seen & !trial_mask) | trial_bits;
@@ -1111,17 +1116,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
             return solo;
         }
         let sh = &self.shared;
-        let packed = sh.solo_state.get();
-        let trial = SoloTrial {
-            arm: packed as u8,
-            losses: (packed >> 8) as u8,
-            wins: (packed >> 16) as u8,
-            void: (packed >> 24) & 1 != 0,
-            settled: (packed >> 25) & 1 != 0,
-            previous_ps: (packed >> 32) as u32,
-            clock_us: sh.solo_clock.get(),
-            started_at: sh.solo_started_at.get(),
-        };
+        let trial = unpack_solo(sh.solo_state.get(), sh.solo_clock.get(), sh.solo_started_at.get());
         let now_us = if solo_timed(&trial, window.contention_milli) { now_us() } else { 0 };
         let (next, solo_next) = decide_solo(
             trial,
@@ -1129,18 +1124,36 @@ impl<P: AbsProfile> RawAbsLock<P> {
             solo,
         );
         if next != trial {
-            sh.solo_state.set(
-                u64::from(next.arm)
-                    | u64::from(next.losses) << 8
-                    | u64::from(next.wins) << 16
-                    | u64::from(next.void) << 24
-                    | u64::from(next.settled) << 25
-                    | u64::from(next.previous_ps) << 32,
-            );
+            sh.solo_state.set(pack_solo(&next));
             sh.solo_clock.set(next.clock_us);
             sh.solo_started_at.set(next.started_at);
         }
         solo_next
+    }
+}
+
+/// The solo trial's small fields in one counter: arm, losses and wins in the low 3 bytes, then the void
+/// and settled bits, the previous arm's ps in the high 4 bytes (its clock and start count have their own).
+fn pack_solo(t: &SoloTrial) -> u64 {
+    u64::from(t.arm)
+        | u64::from(t.losses) << 8
+        | u64::from(t.wins) << 16
+        | u64::from(t.void) << 24
+        | u64::from(t.settled) << 25
+        | u64::from(t.previous_ps) << 32
+}
+
+/// The inverse of [`pack_solo`], with the trial's clock and start count.
+fn unpack_solo(packed: u64, clock_us: u64, started_at: u64) -> SoloTrial {
+    SoloTrial {
+        arm: packed as u8,
+        losses: (packed >> 8) as u8,
+        wins: (packed >> 16) as u8,
+        void: (packed >> 24) & 1 != 0,
+        settled: (packed >> 25) & 1 != 0,
+        previous_ps: (packed >> 32) as u32,
+        clock_us,
+        started_at,
     }
 }
 
@@ -1194,6 +1207,37 @@ impl<P: AbsProfile> core::fmt::Debug for RawAbsLock<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_solo_trial_state_round_trips_through_its_counters() {
+        for t in [
+            SoloTrial::default(),
+            SoloTrial {
+                arm: u8::MAX,
+                losses: u8::MAX,
+                wins: u8::MAX,
+                void: true,
+                settled: true,
+                previous_ps: u32::MAX,
+                clock_us: u64::MAX,
+                started_at: u64::MAX,
+            },
+            SoloTrial {
+                arm: 3,
+                losses: 2,
+                wins: 1,
+                void: false,
+                settled: true,
+                previous_ps: 7,
+                clock_us: 9,
+                started_at: 11,
+            },
+            SoloTrial { void: true, ..SoloTrial::default() },
+            SoloTrial { settled: true, ..SoloTrial::default() },
+        ] {
+            assert_eq!(unpack_solo(pack_solo(&t), t.clock_us, t.started_at), t);
+        }
+    }
 
     #[test]
     fn policy_word_round_trips_mode_and_k() {

@@ -9,7 +9,9 @@
 /// The settings tried, one arm each (`true`: the solo regime), in ABBA order so that a drift in load over
 /// the trial favours neither. Arms are compared in pairs: (1, 2), (3, 4), (5, 6), (7, 8).
 pub const SOLO_PATTERN: [bool; 8] = [false, true, true, false, false, true, true, false];
-/// Shortest arm, in microseconds: an arm ends at the first window end at least this long after it began.
+/// Shortest timed part of an arm, in microseconds: an arm ends at the first window end at least this
+/// long after its timing began, which is [`SOLO_SETTLE_US`] after the arm began (so an arm lasts at
+/// least 0.75 ms).
 /// Short, because a solo arm where the regime loses costs that lock about a third of its throughput while
 /// it runs; at 0.5 ms, a few windows of the fastest append (1024 acquisitions of a 128-byte record take
 /// ~0.1 ms).
@@ -23,7 +25,8 @@ pub const SOLO_SETTLE_US: u64 = 250;
 /// acquisition than its partner for the solo regime to win the trial. One pair may lose to an arm in which
 /// the holder lost its core to another process.
 pub const SOLO_WINS_NEEDED: u8 = 3;
-/// How much faster (percent less time per acquisition) a solo arm must be to win its pair: on a tie the
+/// How much faster a solo arm must be to win its pair: more than this many percent less time per
+/// acquisition than its partner. On a tie the
 /// lock stays out of the solo regime, whose acquire tail is longer (a sleeper waits for its re-check).
 pub const SOLO_MARGIN_PERCENT: u64 = 5;
 /// A solo arm this many percent slower than its partner ends the trial at once, lost: where threads work
@@ -218,6 +221,8 @@ mod tests {
         let idle = SoloTrial::default();
         assert!(run_trial(idle, 0, [100; 4], [70; 4]).1, "30% faster in every pair");
         assert!(!run_trial(idle, 0, [100; 4], [97; 4]).1, "3% faster is a tie");
+        assert!(!run_trial(idle, 0, [100; 4], [95; 4]).1, "5% faster is still a tie");
+        assert!(run_trial(idle, 0, [100; 4], [94; 4]).1, "6% faster wins");
         assert!(!run_trial(idle, 0, [100; 4], [100; 4]).1);
         assert!(!run_trial(idle, 0, [70; 4], [100; 4]).1, "slower");
         assert!(run_trial(idle, 0, [100; 4], [70, 70, 70, 110]).1, "one pair lost, not decisively");
@@ -238,6 +243,8 @@ mod tests {
         };
         assert_eq!(arms_run([100; 4], [130; 4]), 2, "decisive: after the first pair");
         assert_eq!(arms_run([100; 4], [100; 4]), 4, "two ties leave too few pairs to win");
+        assert_eq!(arms_run([100; 4], [115; 4]), 2, "15% slower is decisive");
+        assert_eq!(arms_run([100; 4], [114; 4]), 4, "14% slower is not");
         assert_eq!(arms_run([100; 4], [70, 100, 100, 70]), 6);
     }
 
@@ -263,7 +270,7 @@ mod tests {
             }
         }
         let starts: Vec<u64> = seen.iter().map(|s| s.0).collect();
-        assert!(starts.windows(2).all(|w| w[1] - w[0] >= SOLO_ARM_US), "{starts:?}");
+        assert!(starts.windows(2).all(|w| w[1] - w[0] >= SOLO_SETTLE_US + SOLO_ARM_US), "{starts:?}");
         let settings: Vec<bool> = seen.iter().map(|s| s.1).take(8).collect();
         assert_eq!(settings, SOLO_PATTERN, "low contention inside a trial does not stop it");
     }
