@@ -60,15 +60,13 @@ impl AbsProfile for QuickNoTrial {
     }
 }
 
-#[test]
-fn switching_solo_on_wakes_sleepers_that_have_no_recheck() {
-    let m = lock_api::Mutex::<RawAbsLock<ParkAtOnce>, u64>::new(0);
-    m.set_mode(Mode::Park);
+/// The main thread holds `m` while a switcher (`set_solo(to)`) comes to sleep first and three waiters
+/// after it; a fair unlock then hands the switcher the lock while the three sleep, so the switch lands
+/// over sleepers. Returns after all have finished; a stranded waiter hangs the test.
+fn switch_over_three_sleepers<P: AbsProfile>(m: &lock_api::Mutex<RawAbsLock<P>, u64>, to: bool) {
     let guard = m.lock();
     std::thread::scope(|s| {
-        // The switcher sleeps first, so the fair unlock below hands it the lock while the three others
-        // sleep without a re-check.
-        let switcher = s.spawn(|| m.set_solo(true));
+        let switcher = s.spawn(|| m.set_solo(to));
         while m.sleepers() < 1 {
             std::thread::yield_now();
         }
@@ -77,10 +75,8 @@ fn switching_solo_on_wakes_sleepers_that_have_no_recheck() {
             std::thread::yield_now();
         }
         lock_api::MutexGuard::unlock_fair(guard);
-        // The switcher releases under the solo regime, waking nobody, and there is no bound: if the
-        // switch left the three asleep, nothing would ever wake them.
         switcher.join().unwrap();
-        assert!(m.solo() && m.stats().solo);
+        assert_eq!(m.solo(), to);
         for w in waiters {
             w.join().unwrap();
         }
@@ -92,30 +88,22 @@ fn switching_solo_on_wakes_sleepers_that_have_no_recheck() {
 }
 
 #[test]
+fn switching_solo_on_wakes_sleepers_that_have_no_recheck() {
+    // The three sleep in park mode without a re-check, and there is no bound: once the switcher releases
+    // under the regime, waking nobody, only the switch's own wake-up can bring them back.
+    let m = lock_api::Mutex::<RawAbsLock<ParkAtOnce>, u64>::new(0);
+    m.set_mode(Mode::Park);
+    switch_over_three_sleepers(&m, true);
+    assert!(m.stats().solo);
+}
+
+#[test]
 fn switching_solo_off_lets_releases_wake_again() {
+    // The three sleep under the regime with a 10-minute re-check, so only releases that wake again can
+    // bring them back.
     let m = lock_api::Mutex::<RawAbsLock<ParkNoRecheck>, u64>::new(0);
     m.set_solo(true);
-    let guard = m.lock();
-    std::thread::scope(|s| {
-        // The switcher sleeps first, so the fair unlock hands it the lock; the three others sleep under
-        // the regime with a 10-minute re-check, so only releases that wake again can bring them back.
-        let switcher = s.spawn(|| m.set_solo(false));
-        while m.sleepers() < 1 {
-            std::thread::yield_now();
-        }
-        let waiters: Vec<_> = (0..3).map(|_| s.spawn(|| *m.lock() += 1)).collect();
-        while m.sleepers() < 4 {
-            std::thread::yield_now();
-        }
-        lock_api::MutexGuard::unlock_fair(guard);
-        switcher.join().unwrap();
-        assert!(!m.solo());
-        for w in waiters {
-            w.join().unwrap();
-        }
-    });
-    assert_eq!(*m.lock(), 3);
-    assert_eq!(m.stats().handoffs, 1, "only the fair unlock hands off");
+    switch_over_three_sleepers(&m, false);
 }
 
 #[test]

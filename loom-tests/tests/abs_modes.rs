@@ -101,18 +101,21 @@ fn unlock_racing_a_thread_about_to_park() {
     });
 }
 
-/// A waiter sleeps in park mode without a re-check (no solo regime yet) while a third thread switches
-/// the regime on (`set_solo` takes the lock, so it may get it while the waiter sleeps); from then on no
-/// release wakes anyone. The switch must wake the sleeper (to park again with a re-check) or make its park
-/// invalid: otherwise it sleeps forever, a loom deadlock. At one preemption: solo sleepers' re-checks
-/// loop (`ModelLock::BUSY_WAITS`).
-#[test]
-fn solo_switched_on_over_a_sleeper_strands_nobody() {
+/// The main thread holds the lock while one waiter comes to wait (and may sleep) and a third thread
+/// switches the solo regime to `to` (`set_solo` takes the lock, so it may get it while the waiter
+/// sleeps); then the main thread releases. Starts in park mode, or with the regime on if `to` is off.
+/// Every thread must finish: a stranded sleeper is a loom deadlock. At one preemption: solo sleepers'
+/// re-checks loop (`ModelLock::BUSY_WAITS`).
+fn switch_beside_a_waiter(to: bool) {
     let mut b = loom::model::Builder::new();
     b.preemption_bound = Some(1);
-    b.check(|| {
+    b.check(move || {
         let g = Arc::new(Guarded::<ParkAtOnce> { lock: RawAbsLock::new(), count: UnsafeCell::new(0) });
-        g.lock.set_mode(Mode::Park);
+        if to {
+            g.lock.set_mode(Mode::Park);
+        } else {
+            g.lock.set_solo(true);
+        }
         g.lock.acquire();
         let waiter = {
             let g = Arc::clone(&g);
@@ -120,7 +123,7 @@ fn solo_switched_on_over_a_sleeper_strands_nobody() {
         };
         let switcher = {
             let g = Arc::clone(&g);
-            thread::spawn(move || g.lock.set_solo(true))
+            thread::spawn(move || g.lock.set_solo(to))
         };
         // SAFETY: acquired above.
         unsafe { g.lock.release() };
@@ -128,8 +131,22 @@ fn solo_switched_on_over_a_sleeper_strands_nobody() {
         switcher.join().unwrap();
         // SAFETY: joined.
         assert_eq!(g.count.with(|c| unsafe { *c }), 1);
-        assert!(g.lock.solo());
+        assert_eq!(g.lock.solo(), to);
     });
+}
+
+/// A waiter sleeps in park mode without a re-check (no solo regime yet) when the regime is switched on;
+/// from then on no release wakes anyone. The switch must wake the sleeper (to park again with a
+/// re-check) or make its park invalid: otherwise it sleeps forever.
+#[test]
+fn solo_switched_on_over_a_sleeper_strands_nobody() {
+    switch_beside_a_waiter(true);
+}
+
+/// Switched off while a solo sleeper re-checks: the releases wake again, and the sleeper gets the lock.
+#[test]
+fn solo_switched_off_under_a_sleeper_strands_nobody() {
+    switch_beside_a_waiter(false);
 }
 
 /// The switch to the solo regime races two threads taking the lock (one may be about to park without a
@@ -154,32 +171,5 @@ fn solo_switch_racing_waiters_keeps_exclusion_and_strands_nobody() {
         // SAFETY: joined.
         assert_eq!(g.count.with(|c| unsafe { *c }), 2);
         assert!(!g.lock.is_held());
-    });
-}
-
-/// Switched off while a solo sleeper re-checks: the releases wake again, and the sleeper gets the lock.
-#[test]
-fn solo_switched_off_under_a_sleeper_strands_nobody() {
-    let mut b = loom::model::Builder::new();
-    b.preemption_bound = Some(1);
-    b.check(|| {
-        let g = Arc::new(Guarded::<ParkAtOnce> { lock: RawAbsLock::new(), count: UnsafeCell::new(0) });
-        g.lock.set_solo(true);
-        g.lock.acquire();
-        let waiter = {
-            let g = Arc::clone(&g);
-            thread::spawn(move || increment(&g))
-        };
-        let switcher = {
-            let g = Arc::clone(&g);
-            thread::spawn(move || g.lock.set_solo(false))
-        };
-        // SAFETY: acquired above.
-        unsafe { g.lock.release() };
-        waiter.join().unwrap();
-        switcher.join().unwrap();
-        // SAFETY: joined.
-        assert_eq!(g.count.with(|c| unsafe { *c }), 1);
-        assert!(!g.lock.solo());
     });
 }
