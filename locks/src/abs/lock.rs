@@ -119,12 +119,14 @@ const MAX_BURST: u32 = 64;
 /// so the lock can run a solo regime: waiters park at once, no release wakes a sleeper (the
 /// `LOCKED|PARKED` row above becomes one CAS clearing `LOCKED`), and a sleeper comes back only by a
 /// hand-off (the starvation bound, `unlock_fair`, `bump`) or its own timed re-check. Where threads also
-/// work outside the lock it costs a third of the throughput, so the lock measures it: with
-/// [`AbsConfig::solo_recheck_us`] not 0 (the calibrated default), the holder runs the solo trial
-/// ([`decide_solo`]) at window ends and keeps whichever of the two regimes gave the shorter time per
-/// acquisition. Switching the regime on wakes every sleeper once, so that each sleeps again with a
-/// re-check ([`set_solo`](Self::set_solo) forces it). A profile may also force it for good
-/// ([`AbsProfile::SOLO_RECHECK_US`], off in every shipped profile).
+/// work outside the lock it costs a quarter to a third of the throughput, so the lock measures it: with
+/// [`AbsConfig::solo_recheck_us`] not 0 (the calibrated default, so `AbsMutex` runs it), the holder runs
+/// the solo trial ([`decide_solo`]) at window ends and keeps the regime on only while it took more than
+/// 5% less time per acquisition in 3 of 4 paired arms, and never above 4 waiters per acquisition. A
+/// profile whose config sets `solo_recheck_us: 0` turns the trial off (see [`AbsProfile`]'s example of
+/// a changed field). Switching the regime on wakes every sleeper once, so that each sleeps again with a
+/// re-check ([`set_solo`](Self::set_solo) switches it by hand). A profile may also force it on for good
+/// at compile time ([`AbsProfile::SOLO_RECHECK_US`]; no shipped profile does).
 ///
 /// The *mode*, k, whether crowded waiters spin at all and the solo regime live in a policy word that only decides how
 /// long a waiter spins and yields; the holder adapts mode and k once per window of acquisitions
@@ -446,9 +448,11 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// sleeper, and a sleeper comes back by a hand-off (the starvation bound, `unlock_fair`, `bump`) or
     /// by its own re-check, every [`solo_recheck_us`](AbsConfig::solo_recheck_us) (1000 us if that is 0)
     /// times the threads waiting per core. Switching it on wakes every sleeper once, so that each parks
-    /// again with a re-check. If the config runs the solo trial (`solo_recheck_us` not 0), the trial sets
-    /// the regime again at its next arm or verdict. A profile with [`AbsProfile::SOLO_RECHECK_US`] runs
-    /// the regime whatever this says.
+    /// again with a re-check. If the config runs the solo trial (`solo_recheck_us` not 0, as the
+    /// calibrated config does), the trial sets the regime again at its next arm or verdict, and turns it
+    /// off at any window with more than 4 waiters per acquisition, so a lasting choice needs a config
+    /// with `solo_recheck_us: 0`. A profile with [`AbsProfile::SOLO_RECHECK_US`] runs the regime whatever
+    /// this says.
     ///
     /// Takes the lock to switch (and counts as one acquisition): only a holder changes the regime, so a
     /// release never decides on a regime that changed under it (a release that skipped the wake-up while

@@ -4,7 +4,8 @@
 //! adaptation window, so it needs no synchronisation of its own, and tests feed it numbers directly.
 //! Unlike that trial, its arms are spans of time, not of windows: the solo regime's cost (a lock left
 //! idle while its sleepers wait for their re-check) and its gain (one thread running alone) both take
-//! milliseconds to show, while a window of 1024 acquisitions of a 128-byte append lasts ~0.1 ms.
+//! a fraction of a millisecond or more to show, while a window of 1024 acquisitions of a 128-byte append
+//! lasts ~0.1 ms (parking_lot puts 7-8 million such appends per second in the sweep's default runs).
 
 /// The settings tried, one arm each (`true`: the solo regime), in ABBA order so that a drift in load over
 /// the trial favours neither. Arms are compared in pairs: (1, 2), (3, 4), (5, 6), (7, 8).
@@ -12,7 +13,7 @@ pub const SOLO_PATTERN: [bool; 8] = [false, true, true, false, false, true, true
 /// Shortest timed part of an arm, in microseconds: an arm ends at the first window end at least this
 /// long after its timing began, which is [`SOLO_SETTLE_US`] after the arm began (so an arm lasts at
 /// least 0.75 ms).
-/// Short, because a solo arm where the regime loses costs that lock about a third of its throughput while
+/// Short, because a solo arm where the regime loses costs that lock a quarter to a third of its throughput while
 /// it runs; at 0.5 ms, a few windows of the fastest append (1024 acquisitions of a 128-byte record take
 /// ~0.1 ms).
 pub const SOLO_ARM_US: u64 = 500;
@@ -36,9 +37,11 @@ pub const SOLO_MARGIN_PERCENT: u64 = 5;
 pub const SOLO_DECISIVE_LOSS_PERCENT: u64 = 15;
 /// Time from the end of one trial to the start of the next after a win, in microseconds. After `n`
 /// losses in a row it is this times `2^n` ([`SOLO_MAX_BACKOFF`]), so where the regime loses, its arms,
-/// which cost that lock about a third of its throughput while they run, take a shrinking share of time.
+/// which cost that lock a quarter to a third of its throughput while they run, take a shrinking share of
+/// time.
 pub const SOLO_PERIOD_US: u64 = 250_000;
-/// Most doublings of [`SOLO_PERIOD_US`] after losses: a trial at least every 8 s.
+/// Most doublings of [`SOLO_PERIOD_US`] after losses: while windows see 0.5-4 waiters per acquisition,
+/// a trial at least every 8 s.
 pub const SOLO_MAX_BACKOFF: u8 = 5;
 /// Mean waiters per acquisition (in thousandths, as
 /// [`WindowStats::contention_milli`](crate::WindowStats::contention_milli)) a window must reach to start a
