@@ -104,6 +104,7 @@ fn switching_solo_off_lets_releases_wake_again() {
     let m = lock_api::Mutex::<RawAbsLock<ParkNoRecheck>, u64>::new(0);
     m.set_solo(true);
     switch_over_three_sleepers(&m, false);
+    assert!(!m.stats().solo);
 }
 
 #[test]

@@ -116,10 +116,8 @@ trait RawRef<P: AbsProfile> {
 
 impl<P: AbsProfile, T: ?Sized> RawRef<P> for lock_api::Mutex<RawAbsLock<P>, T> {
     fn raw_ref(&self) -> &RawAbsLock<P> {
-        // SAFETY: `raw` is unsafe only because the caller could unlock a lock it does not hold through
-        // it; the methods above call only `stats`, `sleepers`, `mode`, `set_mode`, `solo`, `enable_trace`
-        // and `trace`, which neither lock nor unlock, and `set_solo`, which unlocks only the
-        // acquisition it made itself.
+        // SAFETY: `raw` is unsafe only because one could unlock a lock one does not hold through it; the
+        // methods above neither lock nor unlock, except `set_solo`, which unlocks only its own acquisition.
         unsafe { self.raw() }
     }
 }
