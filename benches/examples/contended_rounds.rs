@@ -12,21 +12,24 @@
 //! then each strategy's median ratio to it with the smallest and largest round's ratio, and the median
 //! ratio of process CPU time per acquisition. Ratios below 1 are faster than `parking_lot`.
 //!
-//! Seven ablations of `abs` ride along, so `docs/abs.md`'s reasons for its defaults can be re-run:
+//! Eight ablations of `abs` ride along, so `docs/abs.md`'s reasons for its defaults can be re-run:
 //! `abs-entry-cap` (the calibrated config with `max_active: 0`, at most as many waiters circulating as
 //! cores, newcomers beyond them parking at once), `abs-no-bound` (`starve_after_us: u32::MAX`, no
 //! starvation hand-off), `abs-yield` (`crowded_spins: 0`, a waiter past the canSpin limit always yields
 //! at once), `abs-spin` (`crowded_trial: false`, such a waiter always spins `crowded_spins` first) and
 //! `abs-park` (`park_only_when_crowded: false`, spin mode switches to park mode even when every waiter
 //! has a spare core); and the experimental `abs-solo` (`AbsProfile::SOLO_RECHECK_US` 1000: waiters park at
-//! once, releases wake nobody, one thread runs alone between starvation hand-offs) and `abs-no-solo`
-//! (`solo_recheck_us: 0`, no solo trial).
+//! once, releases wake nobody, one thread runs alone between starvation hand-offs), `abs-no-solo`
+//! (`solo_recheck_us: 0`, no solo trial) and `abs-direct-handoff` (`AbsProfile::DIRECT_HANDOFF`: the
+//! starvation bound hands the lock to the oldest sleeper while it is still asleep, rounds 2-9).
 //! Ours.
 
 use abslock::{
     AbsConfig, AbsProfile, Calibrated, RawAbsLock, RawBackoffLock, RawCasSpinLock, RawSpinLock, RocketMq,
 };
-use abslock_benches::ablations::{NoSoloTrial, ParkWhenUncrowded, Solo, SpinWhenCrowded, YieldWhenCrowded};
+use abslock_benches::ablations::{
+    DirectHandoff, NoSoloTrial, ParkWhenUncrowded, Solo, SpinWhenCrowded, YieldWhenCrowded,
+};
 use abslock_benches::counter::{Counter, bump_pool};
 use abslock_benches::cpu::process_ns;
 use abslock_benches::pool::units_per_ns;
@@ -70,7 +73,7 @@ fn sample<M: Counter>(threads: usize, units: u64, iters: u64) -> Sample {
 
 type Runner = fn(usize, u64, u64) -> Sample;
 
-/// Every strategy of `locks/contended` and the seven ablations, `parking_lot` first (the peer of every
+/// Every strategy of `locks/contended` and the eight ablations, `parking_lot` first (the peer of every
 /// ratio).
 const STRATEGIES: &[(&str, Runner)] = &[
     ("parking_lot", sample::<lock_api::Mutex<parking_lot::RawMutex, u64>>),
@@ -86,6 +89,7 @@ const STRATEGIES: &[(&str, Runner)] = &[
     ("abs-park", sample::<lock_api::Mutex<RawAbsLock<ParkWhenUncrowded>, u64>>),
     ("abs-solo", sample::<lock_api::Mutex<RawAbsLock<Solo>, u64>>),
     ("abs-no-solo", sample::<lock_api::Mutex<RawAbsLock<NoSoloTrial>, u64>>),
+    ("abs-direct-handoff", sample::<lock_api::Mutex<RawAbsLock<DirectHandoff>, u64>>),
     ("std", sample::<std::sync::Mutex<u64>>),
     ("spin-crate", sample::<spin::Mutex<u64>>),
 ];

@@ -56,6 +56,19 @@ impl AbsProfile for NoSoloTrial {
     }
 }
 
+/// The calibrated config with the direct hand-off of rounds 2-9 at the starvation bound
+/// (`AbsProfile::DIRECT_HANDOFF`): the lock passes to the oldest sleeper while it is still asleep,
+/// instead of waking it as the heir with the lock released (sweep strategy `abs-direct-handoff`).
+#[derive(Debug)]
+pub enum DirectHandoff {}
+
+impl AbsProfile for DirectHandoff {
+    const DIRECT_HANDOFF: bool = true;
+    fn config() -> &'static AbsConfig {
+        AbsConfig::calibrated()
+    }
+}
+
 /// The calibrated config with `park_only_when_crowded: false`: spin mode switches to park mode whenever
 /// k runs out at `k_max` too often, as RocketMQ's rule does, even when every waiter has a spare core
 /// (round 5's lock; sweep strategy `abs-park`).

@@ -63,6 +63,9 @@ pub fn traced_window(
         Strategy::AbsPark => run.with(|| <abslock::RawAbsLock<crate::ablations::ParkWhenUncrowded>>::INIT),
         Strategy::AbsSolo => run.with(|| <abslock::RawAbsLock<crate::ablations::Solo>>::INIT),
         Strategy::AbsNoSolo => run.with(|| <abslock::RawAbsLock<crate::ablations::NoSoloTrial>>::INIT),
+        Strategy::AbsDirectHandoff => {
+            run.with(|| <abslock::RawAbsLock<crate::ablations::DirectHandoff>>::INIT)
+        }
         Strategy::ParkingLot => run.with(|| <parking_lot::RawMutex as RawMutex>::INIT),
         Strategy::Std => run.with(|| RawStdMutex::INIT),
         Strategy::SpinCrate => run.with(|| RawSpinCrateMutex::INIT),

@@ -351,12 +351,20 @@ fn abs_summary(o: &mut String, rows: &[&CellResult], cores: usize) {
 }
 
 /// The ABS variants `abs` is paired with directly in [`abs_variants`].
-const ABS_VARIANTS: [&str; 6] =
-    ["abs-rocketmq", "abs-yield", "abs-spin", "abs-park", "abs-solo", "abs-no-solo"];
+const ABS_VARIANTS: [&str; 7] =
+    ["abs-rocketmq", "abs-yield", "abs-spin", "abs-park", "abs-solo", "abs-no-solo", "abs-direct-handoff"];
 
 /// `abs` and its variants, in the order the ABS tables list them.
-const ABS_FAMILY: [&str; 7] =
-    ["abs", "abs-rocketmq", "abs-yield", "abs-spin", "abs-park", "abs-solo", "abs-no-solo"];
+const ABS_FAMILY: [&str; 8] = [
+    "abs",
+    "abs-rocketmq",
+    "abs-yield",
+    "abs-spin",
+    "abs-park",
+    "abs-solo",
+    "abs-no-solo",
+    "abs-direct-handoff",
+];
 
 /// `abs` against each ABS variant of the run, paired per round in each cell: an ablation differs from
 /// `abs` in one field, so its direct ratio says what that field does, with less noise than two ratios

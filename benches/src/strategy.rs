@@ -48,6 +48,10 @@ pub enum Strategy {
     /// ([`crate::ablations::NoSoloTrial`]: no solo trial, the regime never runs): an ablation, not in
     /// the default lists.
     AbsNoSolo,
+    /// `abs-direct-handoff`: `abslock::RawAbsLock` with the calibrated config and the direct hand-off
+    /// at the starvation bound ([`crate::ablations::DirectHandoff`], rounds 2-9): an ablation, not in the
+    /// default lists.
+    AbsDirectHandoff,
     /// `parking_lot`: `parking_lot::RawMutex` (peer).
     ParkingLot,
     /// `std`: `std::sync::Mutex<()>` (peer).
@@ -89,6 +93,7 @@ pub const ALL_STRATEGIES: &[Strategy] = &[
     Strategy::AbsPark,
     Strategy::AbsSolo,
     Strategy::AbsNoSolo,
+    Strategy::AbsDirectHandoff,
     Strategy::ParkingLot,
     Strategy::Std,
     Strategy::SpinCrate,
@@ -110,7 +115,7 @@ pub enum StrategyError {
     /// The name is none of the known strategies.
     #[error(
         "unknown strategy `{0}`: expected one of cas-spin, spin, backoff-k<N> (e.g. backoff-k100), \
-         abs, abs-rocketmq, abs-yield, abs-spin, abs-park, abs-solo, abs-no-solo, parking_lot, std, spin-crate, sequencer, combining"
+         abs, abs-rocketmq, abs-yield, abs-spin, abs-park, abs-solo, abs-no-solo, abs-direct-handoff, parking_lot, std, spin-crate, sequencer, combining"
     )]
     Unknown(String),
     /// `backoff-k<N>` with an N that is not a number in `0..=MAX_BACKOFF_K`.
@@ -132,6 +137,7 @@ impl Strategy {
             Strategy::AbsPark => "abs-park".into(),
             Strategy::AbsSolo => "abs-solo".into(),
             Strategy::AbsNoSolo => "abs-no-solo".into(),
+            Strategy::AbsDirectHandoff => "abs-direct-handoff".into(),
             Strategy::ParkingLot => "parking_lot".into(),
             Strategy::Std => "std".into(),
             Strategy::SpinCrate => "spin-crate".into(),
@@ -172,6 +178,7 @@ impl FromStr for Strategy {
             "abs-park" => Strategy::AbsPark,
             "abs-solo" => Strategy::AbsSolo,
             "abs-no-solo" => Strategy::AbsNoSolo,
+            "abs-direct-handoff" => Strategy::AbsDirectHandoff,
             "parking_lot" => Strategy::ParkingLot,
             "std" => Strategy::Std,
             "spin-crate" => Strategy::SpinCrate,

@@ -94,8 +94,9 @@ impl AbsProfile for ParkAtOnce {
     }
 }
 
-/// `SmallSpin` with a starvation bound of 0: every release over sleepers hands the lock to the oldest
-/// one without freeing it, so the hand-off races every other path inside the models.
+/// `SmallSpin` with a starvation bound of 0: every release over sleepers wakes the oldest one as the
+/// heir (the lock released), so the heir's request (`HEIR`) and its hand-over (`GIVEN`) race every other
+/// path inside the models.
 #[derive(Debug)]
 pub enum Impatient {}
 
@@ -104,6 +105,20 @@ impl AbsProfile for Impatient {
     fn config() -> &'static AbsConfig {
         static C: AbsConfig = AbsConfig { starve_after_us: 0, ..SMALL_SPIN };
         &C
+    }
+}
+
+/// `Impatient` with the direct hand-off of rounds 2-9 (`AbsProfile::DIRECT_HANDOFF`, the
+/// `abs-direct-handoff` ablation): every release over sleepers passes the lock to the oldest one without
+/// freeing it.
+#[derive(Debug)]
+pub enum ImpatientDirect {}
+
+impl AbsProfile for ImpatientDirect {
+    const CHECK_INTERVAL: u64 = 1 << 40;
+    const DIRECT_HANDOFF: bool = true;
+    fn config() -> &'static AbsConfig {
+        Impatient::config()
     }
 }
 

@@ -1,12 +1,13 @@
-//! ABS's hand-off paths: the starvation bound (a release over sleepers, once the bound is due, hands the
-//! lock to the oldest without the lock ever being free), `unlock_fair`, and a timed lock that gives up
-//! while others sleep. With `Impatient` the bound is always due, so every release over a sleeper must
-//! hand over. A lost wake-up shows as a loom deadlock;
+//! ABS's hand-off paths: the starvation bound (a release over sleepers, once the bound is due, wakes the
+//! oldest as the heir and releases; the heir takes the free lock or asks to be handed it at the next
+//! release; `ImpatientDirect` keeps the direct hand-off, the lock never free), `unlock_fair`, and a timed
+//! lock that gives up while others sleep. With `Impatient` the bound is always due, so every release
+//! over a sleeper wakes an heir. A lost wake-up shows as a loom deadlock;
 //! two holders as a concurrent access to the cell.
 #![cfg(abslock_loom)]
 
 use abslock::{Mode, RawAbsLock};
-use abslock_loom_tests::{Adaptive, Impatient, ModelLock, Solo};
+use abslock_loom_tests::{Adaptive, Impatient, ImpatientDirect, ModelLock, Solo};
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::thread;
@@ -40,29 +41,81 @@ fn increment<P: abslock::AbsProfile>(g: &Guarded<P>) {
     unsafe { g.lock.release() };
 }
 
-/// Two waiters park (park mode) while the main thread holds the lock; releases over them must hand
-/// over, and every increment happens exactly once.
+/// Two waiters park (park mode) while the main thread holds the lock; every release over them wakes an
+/// heir (or, direct, hands over), and every increment happens exactly once.
+fn sleepers_at_the_bound<P: abslock::AbsProfile>() {
+    let g = Guarded::<P>::new();
+    g.lock.set_mode(Mode::Park);
+    g.lock.acquire();
+    let waiters: Vec<_> = (0..2)
+        .map(|_| {
+            let g = Arc::clone(&g);
+            thread::spawn(move || increment(&g))
+        })
+        .collect();
+    g.bump();
+    // SAFETY: acquired above.
+    unsafe { g.lock.release() };
+    for w in waiters {
+        w.join().unwrap();
+    }
+    assert_eq!(g.total(), 3);
+    assert!(!g.lock.is_held());
+}
+
 #[test]
-fn sleepers_are_handed_the_lock_at_the_bound() {
-    loom::model(|| {
-        let g = Guarded::<Impatient>::new();
-        g.lock.set_mode(Mode::Park);
-        g.lock.acquire();
-        let waiters: Vec<_> = (0..2)
-            .map(|_| {
-                let g = Arc::clone(&g);
-                thread::spawn(move || increment(&g))
-            })
-            .collect();
-        g.bump();
-        // SAFETY: acquired above.
-        unsafe { g.lock.release() };
-        for w in waiters {
-            w.join().unwrap();
-        }
-        assert_eq!(g.total(), 3);
-        assert!(!g.lock.is_held());
-    });
+fn sleepers_are_woken_as_heirs_at_the_bound() {
+    loom::model(sleepers_at_the_bound::<Impatient>);
+}
+
+#[test]
+fn sleepers_are_handed_the_lock_directly_at_the_bound() {
+    loom::model(sleepers_at_the_bound::<ImpatientDirect>);
+}
+
+/// A sleeper woken as the heir while another thread takes the freed lock: the heir asks (`HEIR`) and
+/// the other thread's release, plain or fair, hands the lock over (`GIVEN`) instead of freeing it; a
+/// lost request shows as a deadlock, two holders as a concurrent access.
+fn heir_asks_while_another_holds(fair: bool) {
+    let g = Guarded::<Impatient>::new();
+    g.lock.set_mode(Mode::Park);
+    g.lock.acquire();
+    let sleeper = {
+        let g = Arc::clone(&g);
+        thread::spawn(move || increment(&g))
+    };
+    let other = {
+        let g = Arc::clone(&g);
+        thread::spawn(move || {
+            g.lock.acquire();
+            g.bump();
+            // SAFETY: acquired above.
+            unsafe {
+                if fair {
+                    g.lock.model_unlock_fair();
+                } else {
+                    g.lock.release();
+                }
+            }
+        })
+    };
+    g.bump();
+    // SAFETY: acquired above.
+    unsafe { g.lock.release() };
+    sleeper.join().unwrap();
+    other.join().unwrap();
+    assert_eq!(g.total(), 3);
+    assert!(!g.lock.is_held());
+}
+
+#[test]
+fn heir_is_handed_the_lock_by_a_plain_release() {
+    loom::model(|| heir_asks_while_another_holds(false));
+}
+
+#[test]
+fn heir_is_handed_the_lock_by_a_fair_release() {
+    loom::model(|| heir_asks_while_another_holds(true));
 }
 
 /// `unlock_fair` hands the lock to a sleeper (the bound never comes due here), racing a newcomer.

@@ -3,7 +3,9 @@
 #![cfg(abslock_loom)]
 
 use abslock::{RawAbsLock, RawBackoffLock, RawCasSpinLock, RawSpinLock};
-use abslock_loom_tests::{Adaptive, Crowded, Impatient, ModelLock, SmallSpin, Solo, SoloImpatient};
+use abslock_loom_tests::{
+    Adaptive, Crowded, Impatient, ImpatientDirect, ModelLock, SmallSpin, Solo, SoloImpatient,
+};
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::thread;
@@ -105,6 +107,7 @@ models! {
     abs: RawAbsLock<SmallSpin>,
     abs_adaptive: RawAbsLock<Adaptive>,
     abs_handoff: RawAbsLock<Impatient>,
+    abs_direct_handoff: RawAbsLock<ImpatientDirect>,
     abs_crowded: RawAbsLock<Crowded>,
     abs_solo: RawAbsLock<Solo>,
     abs_solo_handoff: RawAbsLock<SoloImpatient>,

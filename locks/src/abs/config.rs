@@ -93,9 +93,10 @@ pub struct AbsConfig {
     /// `docs/abs.md`), while the wake rule already keeps the sleepers asleep. Ours.
     pub max_active: u32,
     /// Starvation bound, in microseconds: at most once per this period, a holder releasing over sleepers
-    /// hands the lock directly to the oldest one instead of freeing it (parking_lot's eventual fairness
-    /// hands off about every 0.5 ms; Go's starvation mode triggers after 1 ms). Sleepers are queued
-    /// first in, first out, so each is handed the lock within (its place in the queue) periods. `0`:
+    /// wakes the oldest one as the heir, which is then handed the lock at the first release after it
+    /// runs and asks (parking_lot's eventual fairness hands off about every 0.5 ms; Go's starvation mode
+    /// triggers after 1 ms). Sleepers are queued first in, first out, so each is handed the lock within
+    /// (its place in the queue) periods plus its wake-up. `0`:
     /// every release over sleepers hands off. `u32::MAX`: never (RocketMQ). A lock reads it at its
     /// first release over sleepers and then at most once per 256 acquisitions; if it reads 0 or
     /// `u32::MAX`, it keeps that value for the rest of its life. Ours.

@@ -24,14 +24,24 @@ const PARKED: u32 = 2;
 /// Lock word bit: a waiter is awake (spinning, yielding, or just woken) and will take the lock or clear
 /// this bit before it sleeps, so an unlock need not wake a sleeper (Go's `mutexWoken`).
 const AWAKE: u32 = 8;
+/// Lock word bit, only ever set with `LOCKED`: the heir (the sleeper the starvation bound woke) is
+/// running and asks to be handed the lock, so the next release passes it on (`GIVEN`) instead of freeing
+/// it. One heir asks at a time. Ours.
+const HEIR: u32 = 4;
+/// Lock word bit, only ever set with `LOCKED`: the last release handed the lock to the heir that asked,
+/// which holds it from then on and clears this bit before it returns from `lock`. Ours.
+const GIVEN: u32 = 16;
 
 /// Unpark token: the lock is free again; race for it.
 const TOKEN_RETRY: usize = 0;
 /// Unpark token: the lock was handed to you; you hold it.
 const TOKEN_HANDOFF: usize = 1;
-/// Unpark token: the solo regime was switched on; look at the lock again and park with a re-check (no
-/// `AWAKE` was set for you).
+/// Unpark token: the solo regime was switched on, or an `unlock_fair` that meant to hand you the lock
+/// handed it to a running heir instead; look at the lock again (no `AWAKE` was set for you).
 const TOKEN_RECHECK: usize = 2;
+/// Unpark token: the starvation bound woke you as the heir; the lock was released as you were woken. Take
+/// it if it is free, or ask (`HEIR`) to be handed it at the next release.
+const TOKEN_HEIR: usize = 3;
 /// Park token: every sleeper parks with it (the queue is FIFO, so the oldest sleeper is first).
 const TOKEN_WAITING: usize = 0;
 
@@ -95,8 +105,10 @@ const MAX_BURST: u32 = 64;
 /// | `0` | free | anyone: the fast path is one `lock bts` setting `LOCKED` |
 /// | `LOCKED` | held, nobody parked | the holder releases with one CAS clearing `LOCKED` |
 /// | `PARKED` | free, threads parked | anyone, with the same single `lock bts` |
-/// | `LOCKED\|PARKED` | held, threads parked | the release wakes the oldest parked thread and frees the lock in one CAS under the queue lock; once per starvation bound it hands the lock to it instead (never free) |
+/// | `LOCKED\|PARKED` | held, threads parked | the release wakes the oldest parked thread and frees the lock in one CAS under the queue lock; once per starvation bound it wakes it as the heir instead |
 /// | `+ AWAKE` | a waiter is awake and will take the lock | the release wakes nobody (one CAS) |
+/// | `LOCKED\|HEIR` | held; the heir is running and asks for the lock | the release hands it to the heir (`GIVEN`) instead of freeing it |
+/// | `LOCKED\|GIVEN` | held by the heir, which clears `GIVEN` as it returns from `lock` | nobody else |
 ///
 /// Acquire and release each cost the holder one RMW whatever `PARKED` and `AWAKE` say (the release's
 /// CAS expects the word it has just read, so it fails only if a waiter changed it in between): under
@@ -111,9 +123,12 @@ const MAX_BURST: u32 = 64;
 /// only when no waiter is left spinning or yielding (concurrency restriction: past the cores, the threads
 /// circulating over the lock are the holder, the waiters still within their budget and at most one woken
 /// sleeper; the rest sleep and cost the holder nothing); `max_active` can also cap the waiters at entry. Once
-/// per `starve_after_us`, a holder releasing over sleepers hands the lock directly to the oldest one instead
-/// (starvation bound, parking_lot's eventual fairness): sleepers take turns at a bounded rate, and nobody
-/// sleeps forever.
+/// per `starve_after_us`, a holder releasing over sleepers wakes the oldest one as the *heir* instead
+/// (starvation bound, parking_lot's eventual fairness): the lock runs on while the heir is scheduled, and
+/// the heir, once running, takes the lock or asks for it (`HEIR`) and is handed it at the next release
+/// (`GIVEN`), never sleeping again. Sleepers take turns at a bounded rate, and nobody sleeps forever.
+/// Handing the lock to the sleeper directly, as rounds 2-9 did, left it held by a thread that was not
+/// running yet ([`AbsProfile::DIRECT_HANDOFF`] keeps that for comparison).
 ///
 /// **Solo regime.** Where one thread saturates the lock, a lone thread out-runs any group that shares it,
 /// so the lock can run a solo regime: waiters park at once, no release wakes a sleeper (the
@@ -140,13 +155,14 @@ const MAX_BURST: u32 = 64;
 /// counts into one `AtomicU32`); more would corrupt the statistics and the spinning rule, not exclusion.
 ///
 /// # Layout (`size_of` = 256 bytes, align 64)
-/// Four 64-byte lines, one per access pattern, so no counter write or waiter RMW touches the lock
-/// word's line: (1) the lock word and the policy word (the policy changes once per window at most);
-/// (2, 3) counters written only by the holder with plain stores; (4) the waiter register (two RMWs per
-/// contended acquisition), the window's crowded flag (set and cleared by the holder, each at most once
-/// per window), the rare RMW counters, the trace pointer and the solo trial's state (written by the
-/// holder at most once per window). A waiter keeps its tally in registers and
-/// adds it once, when it holds the lock.
+/// Four 64-byte lines, so no counter write or waiter RMW touches the lock word's line, and an acquisition
+/// touches two lines: (1) the lock word and the policy word (the policy changes once per window at
+/// most); (2) the busy line: the waiter register (RMWs by waiters), the window's crowded flag and the
+/// counters the holder writes at every acquisition or contended acquisition (plain stores), so a change
+/// of holder moves this line and the lock word's and no third; (3, 4) what is written at most once per
+/// window, after a park or by a waiter giving up: the window's and the trials' state, the park and
+/// hand-off counts, the rare RMW counters and the trace pointer. A waiter keeps its tally in registers
+/// and adds it once, when it holds the lock.
 ///
 /// Source: RocketMQ 5.3.2 `org.apache.rocketmq.store.lock.AdaptiveBackOffSpinLockImpl` (the adaptation
 /// rule), parking_lot's `RawMutex` (lock word, parking, fair unlock), Go's `sync.Mutex` (canSpin,
@@ -168,8 +184,8 @@ const MAX_BURST: u32 = 64;
 #[repr(C)]
 pub struct RawAbsLock<P: AbsProfile = Calibrated> {
     hot: Hot,
-    counters: Counters,
-    shared: Shared,
+    busy: Busy,
+    rare: Rare,
     _profile: PhantomData<fn() -> P>,
 }
 
@@ -181,39 +197,13 @@ struct Hot {
     queue: ParkQueue,
 }
 
-/// Lines 2-3: written by the lock holder only (plain stores).
+/// Line 2: everything else an acquisition touches, so a change of holder moves two lines (this and the
+/// lock word's), not three: the waiter register (RMWs by waiters, read by the holder), the window's
+/// crowded flag, and the counters the holder writes at every acquisition or at every contended one
+/// (plain stores). A waiter's last RMW on the register, as it takes the lock, leaves this line in its
+/// core for the counters that follow.
 #[repr(C, align(64))]
-struct Counters {
-    acquisitions: HolderCounter,
-    contended: HolderCounter,
-    spins: HolderCounter,
-    yields: HolderCounter,
-    parks: HolderCounter,
-    run_outs: HolderCounter,
-    handoffs: HolderCounter,
-    waiters_seen: HolderCounter,
-    window_acquisitions: HolderCounter,
-    window_run_outs: HolderCounter,
-    window_waiters_seen: HolderCounter,
-    critical_milli: HolderCounter,
-    /// The crowded-spin trial: the current trial window's start in microseconds (since [`now_us`]'s
-    /// origin) in the low 48 bits, the window's position in the trial cycle in the 8 above, then whether
-    /// the trial is void. These three counters fill the second line: one more would make the lock 320
-    /// bytes.
-    trial_clock: HolderCounter,
-    /// The trial's windows while crowded waiters spun ([`pack_arm`]).
-    trial_spin: HolderCounter,
-    /// The same while they yielded at once.
-    trial_yield: HolderCounter,
-    /// Microseconds (since [`now_us`]'s origin) after which a release over sleepers hands off; 0 until
-    /// the first release over sleepers; [`FAIR_ALWAYS`] or [`FAIR_NEVER`] for a bound of 0 or none.
-    fair_at: HolderCounter,
-}
-
-/// Line 4: updated by waiters with RMWs, or rarely (the crowded flag: by the holder, set and cleared at
-/// most once each per window).
-#[repr(C, align(64))]
-struct Shared {
+struct Busy {
     /// `WAITER` per thread in the slow path plus `ACTIVE` per waiter not parked.
     waiters: AtomicU32,
     /// Set by a holder that saw the holder and the threads waiting outnumber the cores (more threads
@@ -221,16 +211,48 @@ struct Shared {
     /// once and cleared at most once per window. It sits beside the register the holder reads at every
     /// acquisition, so checking it costs no other line.
     crowded: AtomicBool,
-    mode_switches: AtomicU64,
-    timeouts: AtomicU64,
-    trace: OnceLock<Box<TraceMutex<TraceBuffer>>>,
-    /// The solo trial ([`SoloTrial`]), holder-only, written at most once per window: its clock.
+    acquisitions: HolderCounter,
+    waiters_seen: HolderCounter,
+    /// Microseconds (since [`now_us`]'s origin) after which a release over sleepers hands off; 0 until
+    /// the first release over sleepers; [`FAIR_ALWAYS`] or [`FAIR_NEVER`] for a bound of 0 or none.
+    fair_at: HolderCounter,
+    contended: HolderCounter,
+    spins: HolderCounter,
+    yields: HolderCounter,
+    run_outs: HolderCounter,
+}
+
+/// Lines 3-4: written at most once per window, after a park, or by a waiter that gives up: the
+/// window's and the trials' state (holder-only, plain stores), the rare counters and the trace pointer.
+#[repr(C, align(64))]
+struct Rare {
+    parks: HolderCounter,
+    handoffs: HolderCounter,
+    window_acquisitions: HolderCounter,
+    window_run_outs: HolderCounter,
+    window_waiters_seen: HolderCounter,
+    critical_milli: HolderCounter,
+    /// The crowded-spin trial: the current trial window's start in microseconds (since [`now_us`]'s
+    /// origin) in the low 48 bits, the window's position in the trial cycle in the 8 above, then whether
+    /// the trial is void.
+    trial_clock: HolderCounter,
+    /// The trial's windows while crowded waiters spun ([`pack_arm`]).
+    trial_spin: HolderCounter,
+    /// The same while they yielded at once.
+    trial_yield: HolderCounter,
+    /// The solo trial ([`SoloTrial`]): its clock.
     solo_clock: HolderCounter,
     /// The solo trial: arm, losses and wins in the low 3 bytes, then the void and settled bits, the
     /// previous arm's ps in the high 4 bytes.
     solo_state: HolderCounter,
     /// The solo trial: acquisitions at the current arm's start.
     solo_started_at: HolderCounter,
+    /// RMW by the holder that switches the mode (at most once per window).
+    mode_switches: AtomicU64,
+    /// RMW by a timed waiter that gives up.
+    timeouts: AtomicU64,
+    /// These fields fill lines 3 and 4 exactly: one more would make the lock 320 bytes.
+    trace: OnceLock<Box<TraceMutex<TraceBuffer>>>,
 }
 
 struct TraceBuffer {
@@ -254,15 +276,20 @@ impl<P: AbsProfile> RawAbsLock<P> {
         pub fn new() -> Self {
             RawAbsLock {
                 hot: Hot { state: AtomicU32::new(0), policy: AtomicU32::new(0), queue: ParkQueue::new() },
-                counters: Counters {
+                busy: Busy {
+                    waiters: AtomicU32::new(0),
+                    crowded: AtomicBool::new(false),
                     acquisitions: HolderCounter::new(),
+                    waiters_seen: HolderCounter::new(),
+                    fair_at: HolderCounter::new(),
                     contended: HolderCounter::new(),
                     spins: HolderCounter::new(),
                     yields: HolderCounter::new(),
-                    parks: HolderCounter::new(),
                     run_outs: HolderCounter::new(),
+                },
+                rare: Rare {
+                    parks: HolderCounter::new(),
                     handoffs: HolderCounter::new(),
-                    waiters_seen: HolderCounter::new(),
                     window_acquisitions: HolderCounter::new(),
                     window_run_outs: HolderCounter::new(),
                     window_waiters_seen: HolderCounter::new(),
@@ -270,17 +297,12 @@ impl<P: AbsProfile> RawAbsLock<P> {
                     trial_clock: HolderCounter::new(),
                     trial_spin: HolderCounter::new(),
                     trial_yield: HolderCounter::new(),
-                    fair_at: HolderCounter::new(),
-                },
-                shared: Shared {
-                    waiters: AtomicU32::new(0),
-                    crowded: AtomicBool::new(false),
-                    mode_switches: AtomicU64::new(0),
-                    timeouts: AtomicU64::new(0),
-                    trace: OnceLock::new(),
                     solo_clock: HolderCounter::new(),
                     solo_state: HolderCounter::new(),
                     solo_started_at: HolderCounter::new(),
+                    mode_switches: AtomicU64::new(0),
+                    timeouts: AtomicU64::new(0),
+                    trace: OnceLock::new(),
                 },
                 _profile: PhantomData,
             }
@@ -359,20 +381,24 @@ impl<P: AbsProfile> RawAbsLock<P> {
         // word in between).
         let mut state = self.hot.state.load(Ordering::Relaxed);
         if state & PARKED != 0 && self.fairness_due() {
-            self.hand_off();
+            if P::DIRECT_HANDOFF {
+                self.hand_off();
+            } else {
+                self.wake_heir();
+            }
             return;
         }
         loop {
             // Solo: sleepers wake by themselves (or by the starvation bound above), never here; the
             // regime chosen at run time is checked out of line, in `release_and_wake`, so this inlined
             // path is the same with or without it.
-            if P::SOLO_RECHECK_US == 0 && state & (PARKED | AWAKE) == PARKED {
+            if P::SOLO_RECHECK_US == 0 && state & (PARKED | AWAKE | HEIR) == PARKED {
                 self.release_and_wake();
                 return;
             }
             match self.hot.state.compare_exchange_weak(
                 state,
-                state & !LOCKED,
+                released(state),
                 Ordering::Release,
                 Ordering::Relaxed,
             ) {
@@ -409,7 +435,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// wakes one only when no other waiter is spinning or yielding (under the solo regime, never: a
     /// sleeper comes back by a hand-off or its own re-check; see [`set_solo`](Self::set_solo)).
     pub fn sleepers(&self) -> u32 {
-        let w = self.shared.waiters.load(Ordering::Relaxed);
+        let w = self.busy.waiters.load(Ordering::Relaxed);
         (w / WAITER).saturating_sub(w & ACTIVE_MASK)
     }
 
@@ -441,7 +467,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 Err(seen) => current = seen,
             }
         }
-        self.shared.mode_switches.fetch_add(1, Ordering::Relaxed);
+        self.rare.mode_switches.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Switches the solo regime on or off (ours). Under it a waiter parks at once, no release wakes a
@@ -508,7 +534,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// then re-check about once per period per core, however many there are: each re-check that finds
     /// the lock held costs a wake-up and a park on a core the holder may need.
     fn solo_recheck_period(&self, cfg: &AbsConfig) -> u32 {
-        let waiting = self.shared.waiters.load(Ordering::Relaxed) / WAITER;
+        let waiting = self.busy.waiters.load(Ordering::Relaxed) / WAITER;
         solo_recheck_us::<P>(cfg).saturating_mul((waiting / cores().max(1)).max(1))
     }
 
@@ -524,20 +550,20 @@ impl<P: AbsProfile> RawAbsLock<P> {
     pub fn stats(&self) -> AbsStats {
         let raw = self.hot.policy.load(Ordering::Relaxed);
         let (mode, k) = decode_policy(raw, P::config());
-        let c = &self.counters;
+        let (b, r) = (&self.busy, &self.rare);
         AbsStats {
             crowded_yield: raw & POLICY_CROWDED_YIELD != 0,
             solo: P::SOLO_RECHECK_US > 0 || raw & POLICY_SOLO != 0,
-            acquisitions: c.acquisitions.get(),
-            contended: c.contended.get(),
-            spins: c.spins.get(),
-            yields: c.yields.get(),
-            parks: c.parks.get(),
-            run_outs: c.run_outs.get(),
-            handoffs: c.handoffs.get(),
-            timeouts: self.shared.timeouts.load(Ordering::Relaxed),
-            waiters_seen: c.waiters_seen.get(),
-            mode_switches: self.shared.mode_switches.load(Ordering::Relaxed),
+            acquisitions: b.acquisitions.get(),
+            contended: b.contended.get(),
+            spins: b.spins.get(),
+            yields: b.yields.get(),
+            parks: r.parks.get(),
+            run_outs: b.run_outs.get(),
+            handoffs: r.handoffs.get(),
+            timeouts: self.rare.timeouts.load(Ordering::Relaxed),
+            waiters_seen: b.waiters_seen.get(),
+            mode_switches: self.rare.mode_switches.load(Ordering::Relaxed),
             k,
             mode,
         }
@@ -546,14 +572,14 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// Starts recording one [`TracePoint`] per adaptation window, keeping the first `capacity` (the
     /// buffer is allocated here, not in the critical section). Later calls do nothing.
     pub fn enable_trace(&self, capacity: usize) {
-        self.shared.trace.get_or_init(|| {
+        self.rare.trace.get_or_init(|| {
             Box::new(TraceMutex::new(TraceBuffer { points: Vec::with_capacity(capacity), capacity }))
         });
     }
 
     /// The recorded decisions, oldest first (empty unless [`enable_trace`](Self::enable_trace) was called).
     pub fn trace(&self) -> Vec<TracePoint> {
-        match self.shared.trace.get() {
+        match self.rare.trace.get() {
             Some(buffer) => buffer.lock().map(|b| b.points.clone()).unwrap_or_default(),
             None => Vec::new(),
         }
@@ -582,14 +608,14 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// waiter register (the contention measure), and a rare window check.
     #[inline]
     fn note_acquisition(&self) {
-        let c = &self.counters;
-        let n = c.acquisitions.get().wrapping_add(1);
-        c.acquisitions.set(n);
-        let waiting = self.shared.waiters.load(Ordering::Relaxed) / WAITER;
+        let b = &self.busy;
+        let n = b.acquisitions.get().wrapping_add(1);
+        b.acquisitions.set(n);
+        let waiting = self.busy.waiters.load(Ordering::Relaxed) / WAITER;
         if waiting != 0 {
-            c.waiters_seen.add(u64::from(waiting));
+            b.waiters_seen.add(u64::from(waiting));
             // The flag shares the line just read; once set, later acquisitions of the window only read it.
-            if waiting > 1 && !self.shared.crowded.load(Ordering::Relaxed) {
+            if waiting > 1 && !self.busy.crowded.load(Ordering::Relaxed) {
                 self.mark_if_crowded(waiting);
             }
         }
@@ -607,7 +633,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
     fn mark_if_crowded(&self, waiting: u32) {
         debug_assert!(self.raw_is_locked(), "only the holder marks the window");
         if waiting >= cores() {
-            self.shared.crowded.store(true, Ordering::Relaxed);
+            self.busy.crowded.store(true, Ordering::Relaxed);
         }
     }
 
@@ -633,7 +659,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
         }
         let cfg = P::config();
         let limits = cfg.limits();
-        let prior = self.shared.waiters.fetch_add(WAITER + ACTIVE, Ordering::Relaxed);
+        let prior = self.busy.waiters.fetch_add(WAITER + ACTIVE, Ordering::Relaxed);
         let mut active_before = prior & ACTIVE_MASK;
         let mut tally = WaitTally::default();
         // Whether this thread set `AWAKE` (or was woken with it set for it) and must clear it.
@@ -756,11 +782,11 @@ impl<P: AbsProfile> RawAbsLock<P> {
             // sleeper under this same queue lock (`wake_all_to_recheck`) after setting the policy bit, so
             // it either sees the bit here or is queued in time to be woken.
             let validate = || {
-                self.shared.waiters.fetch_sub(ACTIVE, Ordering::Relaxed);
+                self.busy.waiters.fetch_sub(ACTIVE, Ordering::Relaxed);
                 let s = self.hot.state.load(Ordering::Relaxed);
                 let sleep = s & (LOCKED | PARKED) == LOCKED | PARKED && (solo || !self.solo_now());
                 if !sleep {
-                    self.shared.waiters.fetch_add(ACTIVE, Ordering::Relaxed);
+                    self.busy.waiters.fetch_add(ACTIVE, Ordering::Relaxed);
                 }
                 sleep
             };
@@ -778,7 +804,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
             let gave_up =
                 parked == Parked::TimedOut && (!solo || deadline.is_some_and(deadline_passed_after_park));
             if parked != Parked::Invalid && !gave_up {
-                self.shared.waiters.fetch_add(ACTIVE, Ordering::Relaxed);
+                self.busy.waiters.fetch_add(ACTIVE, Ordering::Relaxed);
             }
             // A thread that was woken (or checked the word again) may spin: it is not a newcomer.
             active_before = 0;
@@ -786,6 +812,14 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 Parked::Unparked(TOKEN_HANDOFF) => {
                     tally.handoff = true;
                     break true;
+                }
+                Parked::Unparked(TOKEN_HEIR) => {
+                    tally.handoff = true;
+                    if self.heir_wait(cfg, deadline) {
+                        break true;
+                    }
+                    spun_out = true;
+                    break false;
                 }
                 // The solo regime was switched on: look again, as after a re-check.
                 Parked::Unparked(TOKEN_RECHECK) => {}
@@ -802,20 +836,24 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 self.give_up_awake();
             }
             let active = if spun_out { ACTIVE } else { 0 };
-            self.shared.waiters.fetch_sub(WAITER + active, Ordering::Relaxed);
-            self.shared.timeouts.fetch_add(1, Ordering::Relaxed);
+            self.busy.waiters.fetch_sub(WAITER + active, Ordering::Relaxed);
+            self.rare.timeouts.fetch_add(1, Ordering::Relaxed);
             return false;
         }
-        self.shared.waiters.fetch_sub(WAITER + ACTIVE, Ordering::Relaxed);
-        // We hold the lock: the counters are ours alone.
-        let c = &self.counters;
-        c.contended.add(1);
-        c.spins.add(tally.spins);
-        c.yields.add(tally.yields);
-        c.parks.add(tally.parks);
-        c.run_outs.add(tally.run_outs);
-        if tally.handoff {
-            c.handoffs.add(1);
+        self.busy.waiters.fetch_sub(WAITER + ACTIVE, Ordering::Relaxed);
+        // We hold the lock: the counters are ours alone. The busy line is in this core's cache since the
+        // RMW above; the rare line is touched only after a park.
+        let b = &self.busy;
+        b.contended.add(1);
+        b.spins.add(tally.spins);
+        b.yields.add(tally.yields);
+        b.run_outs.add(tally.run_outs);
+        if tally.parks != 0 {
+            let r = &self.rare;
+            r.parks.add(tally.parks);
+            if tally.handoff {
+                r.handoffs.add(1);
+            }
         }
         self.note_acquisition();
         true
@@ -835,7 +873,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
             let mut state = self.hot.state.load(Ordering::Relaxed);
             while let Err(seen) = self.hot.state.compare_exchange_weak(
                 state,
-                state & !LOCKED,
+                released(state),
                 Ordering::Release,
                 Ordering::Relaxed,
             ) {
@@ -846,7 +884,8 @@ impl<P: AbsProfile> RawAbsLock<P> {
         self.hot.queue.unpark_first(self.key(), |u| {
             let mut state = self.hot.state.load(Ordering::Relaxed);
             loop {
-                let mut next = state & !LOCKED;
+                // An heir that asked meanwhile is handed the lock; the woken thread finds it held.
+                let mut next = released(state);
                 if u.woken {
                     next |= AWAKE;
                 }
@@ -904,6 +943,105 @@ impl<P: AbsProfile> RawAbsLock<P> {
         });
     }
 
+    /// The starvation bound, at a release over sleepers once it is due: wakes the oldest sleeper as the
+    /// heir and releases the lock in the same step, under the queue lock (`AWAKE` is left as it is: the
+    /// heir does not own it). The lock keeps running while the heir is scheduled; the heir then takes it
+    /// if it is free or asks to be handed it at the next release ([`heir_wait`](Self::heir_wait)). A
+    /// direct hand-off here instead kept the lock held by a thread that was not running yet: about 40-70
+    /// us per hand-off at a 100 ns critical section over 16 threads, 6-16% of the throughput at bounds of
+    /// 1000 and 250 us (`docs/abs.md`, round 10). If the queue turned out empty, it only releases.
+    #[cold]
+    fn wake_heir(&self) {
+        self.hot.queue.unpark_first(self.key(), |u| {
+            let mut state = self.hot.state.load(Ordering::Relaxed);
+            loop {
+                let mut next = released(state);
+                if !u.more {
+                    next &= !PARKED;
+                }
+                match self.hot.state.compare_exchange_weak(state, next, Ordering::Release, Ordering::Relaxed)
+                {
+                    Ok(_) => break,
+                    Err(seen) => state = seen,
+                }
+            }
+            if u.woken { TOKEN_HEIR } else { TOKEN_RETRY }
+        });
+    }
+
+    /// The heir, woken by the starvation bound: takes the lock if it is free; otherwise asks for it
+    /// (`HEIR`, one heir at a time; a second waits for the first to be served) and waits, spinning up to
+    /// `k_max` pauses and then yielding between reads, until a release hands it over (`GIVEN`). It never
+    /// sleeps again, so it waits at most for the critical sections of the holders before it (one, unless
+    /// another heir asked first). Returns false only if `deadline` passes first; an unanswered request is
+    /// then withdrawn.
+    #[cold]
+    fn heir_wait(&self, cfg: &AbsConfig, deadline: Option<Deadline>) -> bool {
+        let mut state = self.hot.state.load(Ordering::Relaxed);
+        let (mut asked, mut spun, mut burst) = (false, 0_u32, 1_u32);
+        loop {
+            if asked && state & GIVEN != 0 {
+                // Acquire: pairs with the release that handed the lock over.
+                self.hot.state.fetch_and(!GIVEN, Ordering::Acquire);
+                return true;
+            }
+            if state & LOCKED == 0 {
+                // Free, so neither `HEIR` nor `GIVEN` is set.
+                match self.hot.state.compare_exchange_weak(
+                    state,
+                    state | LOCKED,
+                    Ordering::Acquire,
+                    Ordering::Relaxed,
+                ) {
+                    Ok(_) => return true,
+                    Err(seen) => state = seen,
+                }
+                continue;
+            }
+            if !asked && state & (HEIR | GIVEN) == 0 {
+                match self.hot.state.compare_exchange_weak(
+                    state,
+                    state | HEIR,
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                ) {
+                    Ok(_) => {
+                        asked = true;
+                        state |= HEIR;
+                    }
+                    Err(seen) => state = seen,
+                }
+                continue;
+            }
+            if deadline.is_some_and(deadline_passed) {
+                if !asked {
+                    return false;
+                }
+                // Withdraw the request, unless the lock was handed over meanwhile (the CAS then fails).
+                match self.hot.state.compare_exchange(
+                    state,
+                    state & !HEIR,
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                ) {
+                    Ok(_) => return false,
+                    Err(seen) => state = seen,
+                }
+                continue;
+            }
+            if spun < cfg.k_max {
+                for _ in 0..burst {
+                    spin_loop();
+                }
+                spun = spun.saturating_add(burst);
+                burst = (burst * 2).min(MAX_BURST);
+            } else {
+                yield_now();
+            }
+            state = self.hot.state.load(Ordering::Relaxed);
+        }
+    }
+
     /// Still held: passes the lock to the oldest parked thread without freeing it, so no newcomer can
     /// barge in between. If the queue turned out empty, frees the lock instead (under the queue lock, so
     /// no thread can park in between).
@@ -914,13 +1052,20 @@ impl<P: AbsProfile> RawAbsLock<P> {
             let mut state = self.hot.state.load(Ordering::Relaxed);
             loop {
                 let awake = state & AWAKE;
-                let next = match (u.woken, u.more) {
-                    (true, true) => LOCKED | PARKED | awake,
-                    (true, false) => LOCKED | awake,
-                    (false, _) => awake,
+                let parked = if u.more { PARKED } else { 0 };
+                let next = if state & HEIR != 0 {
+                    // A running heir asked first: it is handed the lock, and the woken thread looks again.
+                    LOCKED | GIVEN | parked | awake
+                } else {
+                    match (u.woken, u.more) {
+                        (true, true) => LOCKED | PARKED | awake,
+                        (true, false) => LOCKED | awake,
+                        (false, _) => awake,
+                    }
                 };
                 match self.hot.state.compare_exchange_weak(state, next, Ordering::Release, Ordering::Relaxed)
                 {
+                    Ok(_) if next & GIVEN != 0 => return TOKEN_RECHECK,
                     Ok(_) => break,
                     Err(seen) => state = seen,
                 }
@@ -939,13 +1084,13 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// first read (one load).
     #[inline]
     fn fairness_due(&self) -> bool {
-        let c = &self.counters;
-        let due_at = c.fair_at.get();
+        let b = &self.busy;
+        let due_at = b.fair_at.get();
         match due_at {
             FAIR_ALWAYS => return true,
             FAIR_NEVER => return false,
             0 => {}
-            _ if !c.acquisitions.get().is_multiple_of(FAIR_CHECK_EVERY) => return false,
+            _ if !b.acquisitions.get().is_multiple_of(FAIR_CHECK_EVERY) => return false,
             _ => {}
         }
         self.fairness_check(due_at)
@@ -954,14 +1099,14 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// Holder-only, out of line: reads the bound and the clock; see [`fairness_due`](Self::fairness_due).
     #[cold]
     fn fairness_check(&self, due_at: u64) -> bool {
-        let c = &self.counters;
+        let b = &self.busy;
         let bound = match P::config().limits().starve_after {
             None => {
-                c.fair_at.set(FAIR_NEVER);
+                b.fair_at.set(FAIR_NEVER);
                 return false;
             }
             Some(0) => {
-                c.fair_at.set(FAIR_ALWAYS);
+                b.fair_at.set(FAIR_ALWAYS);
                 return true;
             }
             Some(bound) => bound,
@@ -970,7 +1115,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
         if due_at != 0 && now < due_at {
             return false;
         }
-        c.fair_at.set(now.saturating_add(u64::from(bound)).clamp(1, FAIR_LAST));
+        b.fair_at.set(now.saturating_add(u64::from(bound)).clamp(1, FAIR_LAST));
         due_at != 0
     }
 
@@ -979,14 +1124,14 @@ impl<P: AbsProfile> RawAbsLock<P> {
     fn end_window(&self, n: u64) {
         debug_assert!(self.raw_is_locked(), "only the holder ends a window");
         let cfg = P::config();
-        let c = &self.counters;
-        let acquisitions = n.wrapping_sub(c.window_acquisitions.get());
+        let (b, r) = (&self.busy, &self.rare);
+        let acquisitions = n.wrapping_sub(r.window_acquisitions.get());
         if acquisitions < u64::from(cfg.window) {
             return;
         }
-        let run_outs = c.run_outs.get();
-        let exhausted = run_outs.wrapping_sub(c.window_run_outs.get());
-        let seen = c.waiters_seen.get().wrapping_sub(c.window_waiters_seen.get());
+        let run_outs = b.run_outs.get();
+        let exhausted = run_outs.wrapping_sub(r.window_run_outs.get());
+        let seen = b.waiters_seen.get().wrapping_sub(r.window_waiters_seen.get());
         let contention_milli =
             u64::try_from(u128::from(seen) * 1000 / u128::from(acquisitions)).unwrap_or(u64::MAX);
         let raw = self.hot.policy.load(Ordering::Relaxed);
@@ -997,8 +1142,8 @@ impl<P: AbsProfile> RawAbsLock<P> {
             acquisitions,
             exhausted,
             contention_milli,
-            critical_milli: c.critical_milli.get(),
-            crowded: self.shared.crowded.load(Ordering::Relaxed),
+            critical_milli: r.critical_milli.get(),
+            crowded: self.busy.crowded.load(Ordering::Relaxed),
         };
         let solo_was = raw & POLICY_SOLO != 0;
         // A solo window's waiters neither spin nor yield, so it says nothing about k or the mode.
@@ -1007,7 +1152,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
             Decision::Hold => None,
             Decision::RaiseK(k) | Decision::LowerK(k) | Decision::SwitchToSpin(k) => Some((Mode::Spin, k)),
             Decision::SwitchToPark { critical_milli } => {
-                c.critical_milli.set(critical_milli);
+                r.critical_milli.set(critical_milli);
                 Some((Mode::Park, k))
             }
         };
@@ -1025,7 +1170,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 Ok(_) => {
                     (new_mode, new_k) = (next_mode, next_k);
                     if next_mode != mode {
-                        self.shared.mode_switches.fetch_add(1, Ordering::Relaxed);
+                        self.rare.mode_switches.fetch_add(1, Ordering::Relaxed);
                     }
                 }
                 // `set_mode` changed the word since it was read (`set_solo` cannot: it holds the lock): its
@@ -1057,12 +1202,12 @@ impl<P: AbsProfile> RawAbsLock<P> {
             self.wake_all_to_recheck();
         }
         if window.crowded {
-            self.shared.crowded.store(false, Ordering::Relaxed);
+            self.busy.crowded.store(false, Ordering::Relaxed);
         }
-        c.window_acquisitions.set(n);
-        c.window_run_outs.set(run_outs);
-        c.window_waiters_seen.set(c.waiters_seen.get());
-        if let Some(buffer) = self.shared.trace.get()
+        r.window_acquisitions.set(n);
+        r.window_run_outs.set(run_outs);
+        r.window_waiters_seen.set(b.waiters_seen.get());
+        if let Some(buffer) = self.rare.trace.get()
             && let Ok(mut b) = buffer.lock()
             && b.points.len() < b.capacity
         {
@@ -1078,8 +1223,8 @@ impl<P: AbsProfile> RawAbsLock<P> {
         if !cfg.crowded_trial || cfg.crowded_spins == 0 {
             return false;
         }
-        let c = &self.counters;
-        let clock = c.trial_clock.get();
+        let r = &self.rare;
+        let clock = r.trial_clock.get();
         let started = clock & TRIAL_CLOCK_MASK;
         let position = ((clock >> TRIAL_CLOCK_BITS) & TRIAL_POSITION_MASK) as u32;
         // The clock is read only to start the trial's first window and to time the trial's windows.
@@ -1089,8 +1234,8 @@ impl<P: AbsProfile> RawAbsLock<P> {
         let crowded_milli = u64::from(cfg.limits().max_spinners).saturating_add(1).saturating_mul(1000);
         let trial = CrowdedTrial {
             position,
-            spin: unpack_arm(c.trial_spin.get()),
-            yielded: unpack_arm(c.trial_yield.get()),
+            spin: unpack_arm(r.trial_spin.get()),
+            yielded: unpack_arm(r.trial_yield.get()),
             void: clock & TRIAL_VOID != 0,
         };
         let (next, yield_next) = decide_crowded(
@@ -1103,9 +1248,9 @@ impl<P: AbsProfile> RawAbsLock<P> {
             },
         );
         let void = if next.void { TRIAL_VOID } else { 0 };
-        c.trial_clock.set(now.max(1) | (u64::from(next.position) << TRIAL_CLOCK_BITS) | void);
-        c.trial_spin.set(pack_arm(next.spin));
-        c.trial_yield.set(pack_arm(next.yielded));
+        r.trial_clock.set(now.max(1) | (u64::from(next.position) << TRIAL_CLOCK_BITS) | void);
+        r.trial_spin.set(pack_arm(next.spin));
+        r.trial_yield.set(pack_arm(next.yielded));
         yield_next
     }
 }
@@ -1119,8 +1264,8 @@ impl<P: AbsProfile> RawAbsLock<P> {
         if cfg.solo_recheck_us == 0 || P::SOLO_RECHECK_US > 0 {
             return solo;
         }
-        let sh = &self.shared;
-        let trial = unpack_solo(sh.solo_state.get(), sh.solo_clock.get(), sh.solo_started_at.get());
+        let r = &self.rare;
+        let trial = unpack_solo(r.solo_state.get(), r.solo_clock.get(), r.solo_started_at.get());
         let now_us = if solo_timed(&trial, window.contention_milli) { now_us() } else { 0 };
         let (next, solo_next) = decide_solo(
             trial,
@@ -1128,12 +1273,20 @@ impl<P: AbsProfile> RawAbsLock<P> {
             solo,
         );
         if next != trial {
-            sh.solo_state.set(pack_solo(&next));
-            sh.solo_clock.set(next.clock_us);
-            sh.solo_started_at.set(next.started_at);
+            r.solo_state.set(pack_solo(&next));
+            r.solo_clock.set(next.clock_us);
+            r.solo_started_at.set(next.started_at);
         }
         solo_next
     }
+}
+
+/// The word a release writes over `state`: free (`LOCKED` cleared), or, if an heir asked (`HEIR`),
+/// still held and handed to it (`GIVEN`). Every release goes through here, so `HEIR` and `GIVEN` are only
+/// ever set with `LOCKED`.
+#[inline]
+fn released(state: u32) -> u32 {
+    if state & HEIR != 0 { (state & !HEIR) | GIVEN } else { state & !LOCKED }
 }
 
 /// The solo trial's small fields in one counter: arm, losses and wins in the low 3 bytes, then the void
@@ -1273,12 +1426,12 @@ mod crowding_tests {
     /// One acquisition with `waiting` threads registered in the slow path (faked in the register);
     /// returns whether the window is marked crowded afterwards.
     fn acquire_with_waiters(lock: &RawAbsLock<ManualWindows>, waiting: u32) -> bool {
-        lock.shared.waiters.fetch_add(waiting * WAITER, Ordering::Relaxed);
+        lock.busy.waiters.fetch_add(waiting * WAITER, Ordering::Relaxed);
         lock.raw_lock();
         // SAFETY: locked on the line above, by this thread.
         unsafe { lock.raw_unlock() };
-        lock.shared.waiters.fetch_sub(waiting * WAITER, Ordering::Relaxed);
-        lock.shared.crowded.load(Ordering::Relaxed)
+        lock.busy.waiters.fetch_sub(waiting * WAITER, Ordering::Relaxed);
+        lock.busy.crowded.load(Ordering::Relaxed)
     }
 
     /// Ends the window at acquisition `n` as the holder does, holding the lock.
@@ -1299,8 +1452,8 @@ mod crowding_tests {
         assert!(acquire_with_waiters(&lock, cores.max(2)));
         // The mark stays until the window ends, whatever later acquisitions see.
         assert!(acquire_with_waiters(&lock, 0));
-        end_window_at(&lock, lock.counters.acquisitions.get() + 1);
-        assert!(!lock.shared.crowded.load(Ordering::Relaxed), "the window's end clears the mark");
+        end_window_at(&lock, lock.busy.acquisitions.get() + 1);
+        assert!(!lock.busy.crowded.load(Ordering::Relaxed), "the window's end clears the mark");
     }
 
     #[test]
@@ -1309,7 +1462,7 @@ mod crowding_tests {
         assert!(acquire_with_waiters(&lock, cores().max(2)));
         // The window holds 1 acquisition, less than its 2: this check returns before the window's end.
         end_window_at(&lock, 1);
-        assert!(lock.shared.crowded.load(Ordering::Relaxed));
+        assert!(lock.busy.crowded.load(Ordering::Relaxed));
     }
 
     #[test]
@@ -1319,9 +1472,9 @@ mod crowding_tests {
         // Every acquisition of each window runs out, so the policy's only question is whether to park.
         let run_out_window = |lock: &RawAbsLock<ManualWindows>, waiting: u32| {
             acquire_with_waiters(lock, waiting);
-            let c = &lock.counters;
-            c.run_outs.set(c.run_outs.get() + 1000);
-            end_window_at(lock, c.acquisitions.get() + 1);
+            let b = &lock.busy;
+            b.run_outs.set(b.run_outs.get() + 1000);
+            end_window_at(lock, b.acquisitions.get() + 1);
             lock.mode()
         };
         let lock = RawAbsLock::<ManualWindows>::new();
@@ -1428,17 +1581,24 @@ mod layout_tests {
         assert_eq!(core::mem::size_of::<RawAbsLock>(), 256);
         assert_eq!(core::mem::align_of::<RawAbsLock>(), 64);
         assert_eq!(core::mem::size_of::<Hot>(), 64);
-        assert_eq!(core::mem::size_of::<Counters>(), 128);
-        assert_eq!(core::mem::size_of::<Shared>(), 64);
+        assert_eq!(core::mem::size_of::<Busy>(), 64);
+        assert_eq!(core::mem::size_of::<Rare>(), 128);
         let lock = RawAbsLock::<Calibrated>::new();
         let base = core::ptr::from_ref(&lock).addr();
         let line = |p: usize| (p - base) / 64;
         assert_eq!(line(core::ptr::from_ref(&lock.hot.state).addr()), 0);
         assert_eq!(line(core::ptr::from_ref(&lock.hot.policy).addr()), 0);
-        assert_eq!(line(core::ptr::from_ref(&lock.counters.acquisitions).addr()), 1);
-        assert_eq!(line(core::ptr::from_ref(&lock.counters.critical_milli).addr()), 2);
-        assert_eq!(line(core::ptr::from_ref(&lock.shared.waiters).addr()), 3);
-        assert_eq!(line(core::ptr::from_ref(&lock.shared.crowded).addr()), 3);
+        for field in [
+            core::ptr::from_ref(&lock.busy.waiters).addr(),
+            core::ptr::from_ref(&lock.busy.crowded).addr(),
+            core::ptr::from_ref(&lock.busy.acquisitions).addr(),
+            core::ptr::from_ref(&lock.busy.fair_at).addr(),
+            core::ptr::from_ref(&lock.busy.run_outs).addr(),
+        ] {
+            assert_eq!(line(field), 1, "every per-acquisition field on the busy line");
+        }
+        assert_eq!(line(core::ptr::from_ref(&lock.rare.parks).addr()), 2);
+        assert_eq!(line(core::ptr::from_ref(&lock.rare.trace).addr()), 3);
     }
 }
 
@@ -1457,7 +1617,8 @@ mod starvation_tests {
     }
 
     /// Forced, not scheduled: the lock is held while one waiter sleeps on it (counted asleep, so it is
-    /// in the queue); with a bound of 0 the release must hand the lock over without freeing it.
+    /// in the queue); with a bound of 0 the release must wake it as the heir, which takes the lock (a
+    /// hand-off by the bound).
     #[test]
     fn a_sleeper_is_handed_the_lock_at_the_bound() {
         let lock = RawAbsLock::<Impatient>::new();
@@ -1521,7 +1682,7 @@ mod starvation_tests {
     fn fairness_over<P: AbsProfile>(n: u64) -> (Vec<bool>, u64) {
         let lock = RawAbsLock::<P>::new();
         let due = (0..n).map(|_| release_over_sleepers(&lock)).collect();
-        (due, lock.counters.fair_at.get())
+        (due, lock.busy.fair_at.get())
     }
 
     #[test]
@@ -1546,7 +1707,7 @@ mod starvation_tests {
         let lock = RawAbsLock::<Bound<1>>::new();
         let release = || release_over_sleepers(&lock);
         assert!(!release(), "the first release only starts the period");
-        let due_at = lock.counters.fair_at.get();
+        let due_at = lock.busy.fair_at.get();
         // Busy-wait on the clock itself (not a sleep): the bound has passed once it reads `due_at`.
         while now_us() < due_at {
             core::hint::spin_loop();
@@ -1556,6 +1717,6 @@ mod starvation_tests {
         let (before, at_check) = due.split_at(due.len() - 1);
         assert!(before.iter().all(|d| !d), "due before the check");
         assert_eq!(at_check, [true], "not due at acquisition {FAIR_CHECK_EVERY}");
-        assert!(lock.counters.fair_at.get() > due_at, "the period did not restart");
+        assert!(lock.busy.fair_at.get() > due_at, "the period did not restart");
     }
 }

@@ -62,6 +62,12 @@ pub trait AbsProfile: 'static {
     /// 2017).
     const SOLO_RECHECK_US: u32 = 0;
 
+    /// Whether the starvation bound hands the lock directly to the oldest sleeper (the lock stays held
+    /// for a thread that is not running yet), as rounds 2-9 did, instead of waking it as the heir with
+    /// the lock released ([`RawAbsLock`](crate::RawAbsLock)'s `HEIR` bit). For the ablation that measures
+    /// the difference (`abs-direct-handoff`); no shipped profile sets it. Ours.
+    const DIRECT_HANDOFF: bool = false;
+
     /// The configuration; called on slow paths, at window ends, and on releases over sleepers only
     /// when the starvation bound is checked (the first, then one in 256). It should return the same
     /// `starve_after_us` for the life of the locks that use it: a lock keeps a bound of 0 or none once
