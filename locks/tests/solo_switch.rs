@@ -38,6 +38,18 @@ impl AbsProfile for ParkNoRecheck {
     }
 }
 
+/// [`ParkAtOnce`] without the solo trial (`solo_recheck_us: 0`): only `set_solo` switches the regime, so
+/// a test can assert the last switch stands (with the trial on, a trial that ends after it may switch
+/// the regime back: a run that lasted ~0.1 s failed that way about half the time).
+enum ParkAtOnceNoTrial {}
+
+impl AbsProfile for ParkAtOnceNoTrial {
+    fn config() -> &'static AbsConfig {
+        static C: OnceLock<AbsConfig> = OnceLock::new();
+        C.get_or_init(|| AbsConfig { solo_recheck_us: 0, ..*ParkAtOnce::config() })
+    }
+}
+
 /// The calibrated config with short windows checked often, so a short run holds many solo trials.
 enum QuickTrials {}
 
@@ -112,7 +124,7 @@ fn the_count_holds_while_the_regime_is_switched_back_and_forth() {
     const THREADS: usize = 4;
     const SWITCHES: usize = 200;
     let each = common::scaled(20_000);
-    let m = lock_api::Mutex::<RawAbsLock<ParkAtOnce>, u64>::new(0);
+    let m = lock_api::Mutex::<RawAbsLock<ParkAtOnceNoTrial>, u64>::new(0);
     std::thread::scope(|s| {
         s.spawn(|| {
             for i in 0..SWITCHES {
