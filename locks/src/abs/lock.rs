@@ -961,9 +961,10 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// heir and releases the lock in the same step, under the queue lock (`AWAKE` is left as it is: the
     /// heir does not own it). The lock keeps running while the heir is scheduled; the heir then takes it
     /// if it is free or asks to be handed it at the next release ([`heir_wait`](Self::heir_wait)). A
-    /// direct hand-off here instead kept the lock held by a thread that was not running yet: about 40-70
-    /// us per hand-off at a 100 ns critical section over 16 threads, 6-16% of the throughput at bounds of
-    /// 1000 and 250 us (`docs/abs.md`, round 10). If the queue turned out empty, it only releases.
+    /// direct hand-off here instead keeps the lock held by a thread that is not running yet: at a 100 ns
+    /// critical section over 16 threads, 1.10x parking_lot's time with it against 1.05x with the heir
+    /// (bound 1000 us; 0.96x with no bound; `examples/handoff_cost.rs`, `docs/abs.md`, round 10). If the
+    /// queue turned out empty, it only releases.
     #[cold]
     fn wake_heir(&self) {
         self.hot.queue.unpark_first(self.key(), |u| {
