@@ -97,7 +97,8 @@ pub struct AbsConfig {
     /// runs and asks (parking_lot's eventual fairness hands off about every 0.5 ms; Go's starvation mode
     /// triggers after 1 ms). Sleepers are queued first in, first out, so each is handed the lock within
     /// (its place in the queue) periods plus its wake-up. `0`:
-    /// every release over sleepers hands off. `u32::MAX`: never (RocketMQ). A lock reads it at its
+    /// every release over sleepers wakes an heir (heirs then pile up, each spinning or yielding: for
+    /// tests and models, not for use). `u32::MAX`: never (RocketMQ). A lock reads it at its
     /// first release over sleepers and then at most once per 256 acquisitions; if it reads 0 or
     /// `u32::MAX`, it keeps that value for the rest of its life. Ours.
     pub starve_after_us: u32,

@@ -8,7 +8,8 @@ use super::profile::AbsProfile;
 use super::stats::{AbsStats, Mode, TracePoint};
 
 // SAFETY: `raw_unlock_fair` releases exactly like `raw_unlock` (Release ordering), or keeps the lock held
-// and passes it to one woken thread, which then owns it: exclusion holds either way. `bump` unlocks fairly
+// and passes it to one thread (a woken sleeper, or a running heir that asked), which then owns it:
+// exclusion holds either way. `bump` unlocks fairly
 // and locks again, as the trait's contract allows.
 unsafe impl<P: AbsProfile> lock_api::RawMutexFair for RawAbsLock<P> {
     #[inline]

@@ -32,7 +32,8 @@ const HEIR: u32 = 4;
 /// which holds it from then on and clears this bit before it returns from `lock`. Ours.
 const GIVEN: u32 = 16;
 
-/// Unpark token: the lock is free again; race for it.
+/// Unpark token: the lock was released as you were woken (freed, or handed to an heir that asked); race
+/// for it.
 const TOKEN_RETRY: usize = 0;
 /// Unpark token: the lock was handed to you; you hold it.
 const TOKEN_HANDOFF: usize = 1;
@@ -107,8 +108,8 @@ const MAX_BURST: u32 = 64;
 /// | `PARKED` | free, threads parked | anyone, with the same single `lock bts` |
 /// | `LOCKED\|PARKED` | held, threads parked | the release wakes the oldest parked thread and frees the lock in one CAS under the queue lock; once per starvation bound it wakes it as the heir instead |
 /// | `+ AWAKE` | a waiter is awake and will take the lock | the release wakes nobody (one CAS) |
-/// | `LOCKED\|HEIR` | held; the heir is running and asks for the lock | the release hands it to the heir (`GIVEN`) instead of freeing it |
-/// | `LOCKED\|GIVEN` | held by the heir, which clears `GIVEN` as it returns from `lock` | nobody else |
+/// | `LOCKED\|HEIR` (and any of `PARKED`, `AWAKE`) | held; the heir is running and asks for the lock | the release hands it to the heir (`GIVEN`) instead of freeing it |
+/// | `LOCKED\|GIVEN` (and any of `PARKED`, `AWAKE`) | held by the heir, which clears `GIVEN` as it returns from `lock` | nobody else |
 ///
 /// Acquire and release each cost the holder one RMW whatever `PARKED` and `AWAKE` say (the release's
 /// CAS expects the word it has just read, so it fails only if a waiter changed it in between): under
@@ -116,13 +117,14 @@ const MAX_BURST: u32 = 64;
 /// and an earlier design whose CASes expected exactly `0` and exactly `LOCKED` paid a failed CAS and a
 /// retry on both acquire and release there (`docs/abs.md`, "Round 3").
 ///
-/// Waiters wait in three stages, each bounded: **spin** (read the word, pause 1, 2, 4 ... 64, 64 ... times,
+/// Waiters wait in three stages, each bounded (the heir below, once woken, spins and then yields until it
+/// holds the lock, and never sleeps again): **spin** (read the word, pause 1, 2, 4 ... 64, 64 ... times,
 /// until k pauses are spent; k only while the waiters spinning or yielding leave a core free, after Go's
 /// `canSpin`, and otherwise `crowded_spins` or none, as the crowded-spin trial decides), **yield**
 /// (`sched_yield`, then read and spin again, up to `max_yields` times), **park** (on the lock's queue until an unlock wakes it). An unlock wakes a sleeper
 /// only when no waiter is left spinning or yielding (concurrency restriction: past the cores, the threads
-/// circulating over the lock are the holder, the waiters still within their budget and at most one woken
-/// sleeper; the rest sleep and cost the holder nothing); `max_active` can also cap the waiters at entry. Once
+/// circulating over the lock are the holder, the waiters still within their budget, at most one woken
+/// sleeper and the heir, if one was woken; the rest sleep and cost the holder nothing); `max_active` can also cap the waiters at entry. Once
 /// per `starve_after_us`, a holder releasing over sleepers wakes the oldest one as the *heir* instead
 /// (starvation bound, parking_lot's eventual fairness): the lock runs on while the heir is scheduled, and
 /// the heir, once running, takes the lock or asks for it (`HEIR`) and is handed it at the next release
@@ -213,7 +215,7 @@ struct Busy {
     crowded: AtomicBool,
     acquisitions: HolderCounter,
     waiters_seen: HolderCounter,
-    /// Microseconds (since [`now_us`]'s origin) after which a release over sleepers hands off; 0 until
+    /// Microseconds (since [`now_us`]'s origin) after which a release over sleepers wakes an heir; 0 until
     /// the first release over sleepers; [`FAIR_ALWAYS`] or [`FAIR_NEVER`] for a bound of 0 or none.
     fair_at: HolderCounter,
     contended: HolderCounter,
@@ -366,8 +368,10 @@ impl<P: AbsProfile> RawAbsLock<P> {
 
     /// Releases the lock: one CAS clearing `LOCKED` and keeping whatever else the word holds; if threads
     /// are parked and no waiter is awake, the release happens inside the queue's wake-up of the oldest
-    /// sleeper instead (under the solo regime, a CAS that wakes nobody). Once per starvation bound it
-    /// hands the lock to the oldest sleeper.
+    /// sleeper instead (under the solo regime, a CAS that wakes nobody). If an heir asked (`HEIR`), it
+    /// hands the lock to it (`GIVEN`, `LOCKED` kept) instead, and does not check the bound; otherwise,
+    /// once per starvation bound, it wakes the oldest sleeper as the heir (or, with
+    /// [`AbsProfile::DIRECT_HANDOFF`], hands it the lock).
     ///
     /// The word is never touched after the release: a thread that takes the lock next may free the
     /// memory it lives in as soon as it is released (parking_lot's `RawMutex` allows the same).
@@ -1009,8 +1013,8 @@ impl<P: AbsProfile> RawAbsLock<P> {
     }
 
     /// The heir, woken by the starvation bound: takes the lock if it is free; otherwise asks for it
-    /// (`HEIR`, one heir at a time; a second waits for the first to be served) and waits, spinning up to
-    /// `k_max` pauses and then yielding between reads, until a release hands it over (`GIVEN`). It never
+    /// (`HEIR`, one heir at a time; a second waits for the first to be served) and waits, spinning about
+    /// `k_max` pauses (the last burst may pass it by up to 63) and then yielding between reads, until a release hands it over (`GIVEN`). It never
     /// sleeps again, so it waits at most for the critical sections of the holders before it (one, unless
     /// another heir asked first). Returns false only if `deadline` passes first; an unanswered request is
     /// then withdrawn.
@@ -1082,8 +1086,9 @@ impl<P: AbsProfile> RawAbsLock<P> {
     }
 
     /// Still held: passes the lock to the oldest parked thread without freeing it, so no newcomer can
-    /// barge in between. If the queue turned out empty, frees the lock instead (under the queue lock, so
-    /// no thread can park in between).
+    /// barge in between; if a running heir asked first (`HEIR`), passes it to the heir instead (`GIVEN`)
+    /// and the woken thread looks again (`TOKEN_RECHECK`). If the queue turned out empty, frees the lock
+    /// (or gives it to the heir) instead, under the queue lock, so no thread can park in between.
     fn hand_off(&self) {
         self.hot.queue.unpark_first(self.key(), |u| {
             // Waiters may set `AWAKE` or `PARKED` concurrently, so the word is updated by CAS; an
