@@ -74,7 +74,11 @@ fn out_of_space_names_the_bytes_needed_and_the_fields_that_lower_them() {
     }
     faults.clear(FaultPoint::SegmentCreate);
     faults.fail_always(FaultPoint::ConsumeQueueCreate);
-    let err = store.consume_queue_len("t", 0).unwrap_err();
+    // A topic never dispatched before the fault: its consume queue cannot exist yet, whether the store's
+    // dispatcher or this read's catch-up tries first. (Asking for "t" raced the dispatcher, which may have
+    // created "t"'s queue before the fault was set: the read then found nothing to dispatch.)
+    store.put_message(&Message::new("u", vec![2u8; 10])).unwrap();
+    let err = store.consume_queue_len("u", 0).unwrap_err();
     assert!(matches!(err, ReadError::Io(_)), "{err}");
     assert!(err.to_string().contains("consume_queue_entries"), "{err}");
 }
