@@ -579,9 +579,9 @@ impl<P: AbsProfile> RawAbsLock<P> {
             parks: r.parks.get(),
             run_outs: b.run_outs.get(),
             handoffs: r.handoffs.get(),
-            timeouts: self.rare.timeouts.load(Ordering::Relaxed),
+            timeouts: r.timeouts.load(Ordering::Relaxed),
             waiters_seen: b.waiters_seen.get(),
-            mode_switches: self.rare.mode_switches.load(Ordering::Relaxed),
+            mode_switches: r.mode_switches.load(Ordering::Relaxed),
             k,
             mode,
         }
@@ -629,11 +629,11 @@ impl<P: AbsProfile> RawAbsLock<P> {
         let b = &self.busy;
         let n = b.acquisitions.get().wrapping_add(1);
         b.acquisitions.set(n);
-        let waiting = self.busy.waiters.load(Ordering::Relaxed) / WAITER;
+        let waiting = b.waiters.load(Ordering::Relaxed) / WAITER;
         if waiting != 0 {
             b.waiters_seen.add(u64::from(waiting));
             // The flag shares the line just read; once set, later acquisitions of the window only read it.
-            if waiting > 1 && !self.busy.crowded.load(Ordering::Relaxed) {
+            if waiting > 1 && !b.crowded.load(Ordering::Relaxed) {
                 self.mark_if_crowded(waiting);
             }
         }
@@ -888,36 +888,28 @@ impl<P: AbsProfile> RawAbsLock<P> {
     #[cold]
     fn release_and_wake(&self) {
         if self.solo_now() {
-            let mut state = self.hot.state.load(Ordering::Relaxed);
-            while let Err(seen) = self.hot.state.compare_exchange_weak(
-                state,
-                released(state),
-                Ordering::Release,
-                Ordering::Relaxed,
-            ) {
-                state = seen;
-            }
+            self.release_then(0, 0);
             return;
         }
         self.hot.queue.unpark_first(self.key(), |u| {
-            let mut state = self.hot.state.load(Ordering::Relaxed);
-            loop {
-                // An heir that asked meanwhile is handed the lock; the woken thread finds it held.
-                let mut next = released(state);
-                if u.woken {
-                    next |= AWAKE;
-                }
-                if !u.more {
-                    next &= !PARKED;
-                }
-                match self.hot.state.compare_exchange_weak(state, next, Ordering::Release, Ordering::Relaxed)
-                {
-                    Ok(_) => break,
-                    Err(seen) => state = seen,
-                }
-            }
+            // An heir that asked meanwhile is handed the lock; the woken thread finds it held.
+            self.release_then(if u.woken { AWAKE } else { 0 }, if u.more { 0 } else { PARKED });
             TOKEN_RETRY
         });
+    }
+
+    /// Holder-only, out of the fast path: releases by CAS as [`released`] says (to the heir if one
+    /// asked), then sets `set` and clears `clear` in the same word, retrying until no other thread
+    /// changed the word in between.
+    fn release_then(&self, set: u32, clear: u32) {
+        let mut state = self.hot.state.load(Ordering::Relaxed);
+        loop {
+            let next = (released(state) | set) & !clear;
+            match self.hot.state.compare_exchange_weak(state, next, Ordering::Release, Ordering::Relaxed) {
+                Ok(_) => return,
+                Err(seen) => state = seen,
+            }
+        }
     }
 
     /// A timed waiter that owns `AWAKE` gives up: it clears the bit, which releases would otherwise trust
@@ -972,18 +964,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
     #[cold]
     fn wake_heir(&self) {
         self.hot.queue.unpark_first(self.key(), |u| {
-            let mut state = self.hot.state.load(Ordering::Relaxed);
-            loop {
-                let mut next = released(state);
-                if !u.more {
-                    next &= !PARKED;
-                }
-                match self.hot.state.compare_exchange_weak(state, next, Ordering::Release, Ordering::Relaxed)
-                {
-                    Ok(_) => break,
-                    Err(seen) => state = seen,
-                }
-            }
+            self.release_then(0, if u.more { 0 } else { PARKED });
             if u.woken { TOKEN_HEIR } else { TOKEN_RETRY }
         });
     }
@@ -1649,6 +1630,7 @@ mod layout_tests {
 #[cfg(all(test, not(abslock_loom)))]
 mod starvation_tests {
     use super::*;
+    use std::time::{Duration, Instant};
 
     /// The calibrated profile with a starvation bound of 0 us: every release over sleepers hands off.
     enum Impatient {}
@@ -1686,6 +1668,75 @@ mod starvation_tests {
         assert_eq!(stats.handoffs, 1, "{stats:?}");
         assert_eq!(stats.acquisitions, 2, "{stats:?}");
         assert!(!lock.raw_is_locked());
+    }
+
+    /// A timed heir whose deadline passes while the lock stays held withdraws its request and leaves
+    /// no `HEIR` or `GIVEN` behind. Forced, not scheduled: the waiter sleeps (counted in the queue), the
+    /// release wakes it as the heir (bound 0) and the holder takes the lock straight back and keeps it
+    /// until the waiter has returned, so the waiter, once it runs, finds the lock held, asks, and can
+    /// only time out. The waiter needs microseconds to be scheduled and the holder one RMW to re-take
+    /// the lock; in the rare round the waiter wins, it holds the lock and the round is not counted.
+    #[test]
+    fn a_timed_heir_withdraws_its_request_when_the_deadline_passes() {
+        // On one core the woken waiter would preempt the holder (it slept, so the scheduler favours
+        // it) and win every round; on two, it has to be scheduled on the other core first.
+        let cores = core_affinity::get_core_ids().unwrap_or_default();
+        let [holder_core, waiter_core, ..] = cores[..] else {
+            return;
+        };
+        let lock = RawAbsLock::<Impatient>::new();
+        let mut withdrawn = 0;
+        for _ in 0..20 {
+            let _ = core_affinity::set_for_current(holder_core);
+            lock.raw_lock();
+            lock.set_mode(Mode::Park);
+            let asked = std::thread::scope(|s| {
+                let waiter = s.spawn(|| {
+                    let _ = core_affinity::set_for_current(waiter_core);
+                    let got = lock.raw_lock_until(Instant::now() + Duration::from_millis(100));
+                    if got {
+                        // SAFETY: acquired on the line above, by this thread.
+                        unsafe { lock.raw_unlock() };
+                    }
+                    got
+                });
+                while (lock.sleepers() != 1 || lock.hot.state.load(Ordering::Relaxed) & PARKED == 0)
+                    && !waiter.is_finished()
+                {
+                    std::thread::yield_now();
+                }
+                if waiter.is_finished() {
+                    // On a loaded machine the deadline can pass before this thread sees the waiter asleep.
+                    assert!(!waiter.join().expect("waiter panicked"), "the waiter got a held lock");
+                    return false;
+                }
+                // SAFETY: this thread locked it before spawning the waiter.
+                unsafe { lock.raw_unlock() };
+                lock.raw_lock();
+                while lock.hot.state.load(Ordering::Relaxed) & HEIR == 0 && !waiter.is_finished() {
+                    std::thread::yield_now();
+                }
+                let asked = lock.hot.state.load(Ordering::Relaxed) & HEIR != 0;
+                let got = waiter.join().expect("waiter panicked");
+                assert!(!(asked && got), "an heir got a lock its holder never released");
+                let state = lock.hot.state.load(Ordering::Relaxed);
+                assert_eq!(state & (HEIR | GIVEN), 0, "a request outlived its heir: {state:#b}");
+                assert_eq!(lock.sleepers(), 0);
+                asked
+            });
+            // SAFETY: this thread holds the lock: it never released the first `raw_lock` or re-took it.
+            unsafe { lock.raw_unlock() };
+            assert!(lock.raw_try_lock(), "the lock stayed held after its last release");
+            // SAFETY: taken on the line above.
+            unsafe { lock.raw_unlock() };
+            withdrawn += u32::from(asked);
+            if withdrawn == 3 {
+                break;
+            }
+        }
+        let stats = lock.stats();
+        assert!(u64::from(withdrawn) <= stats.timeouts, "{stats:?}");
+        assert!(withdrawn > 0, "no round reached the heir's request: {stats:?}");
     }
 
     /// RocketMQ's config with the starvation bound `B` us (`u32::MAX`: none).
