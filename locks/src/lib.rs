@@ -46,8 +46,8 @@ pub use model::ModelLock;
 
 pub use abs::calibrate::MeasuredCosts;
 pub use abs::config::{
-    AbsConfig, DEFAULT_SOLO_RECHECK_US, DEFAULT_STARVE_AFTER_US, DEFAULT_WINDOW, K_CEILING,
-    MAX_HANDOFF_YIELDS, YIELD_CEILING,
+    AbsConfig, DEFAULT_SOLO_RECHECK_US, DEFAULT_STARVE_AFTER_US, DEFAULT_WINDOW, HANDOFF_YIELDS, K_CEILING,
+    YIELD_CEILING,
 };
 #[cfg(not(abslock_loom))]
 pub use abs::ext::AbsMutexExt;

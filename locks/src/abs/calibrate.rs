@@ -8,7 +8,8 @@ pub struct MeasuredCosts {
     /// One `std::thread::yield_now` (`sched_yield`) with no other runnable thread (ns).
     pub yield_ns: f64,
     /// One futex hand-off: a thread wakes a sleeper and the sleeper runs in its place on the same core
-    /// (ns, one way).
+    /// (ns, one way). Reported only: [`AbsConfig::from_costs`](crate::AbsConfig::from_costs) takes a
+    /// hand-off as [`HANDOFF_YIELDS`](crate::HANDOFF_YIELDS) yields.
     pub handoff_ns: f64,
 }
 
@@ -29,15 +30,18 @@ impl MeasuredCosts {
         }
     }
 
-    /// Measures the three costs (~30 ms on an idle machine, about a second on a loaded one, where most
-    /// yields run another thread; spawns one helper thread for the hand-off). The spin and yield
-    /// figures are a low quantile (the 10th and the 1st percentile) of many individually timed samples: preemption
-    /// and other load only ever add time to a sample, so a low quantile tracks the undisturbed cost and
-    /// moves little from run to run. The hand-off is timed between two threads pinned to one core (when
-    /// the OS allows it), so it is a futex wake plus a context switch, and not the time another core
-    /// takes to leave its idle state, which depends on what the machine is doing (`docs/abs.md`,
-    /// "Calibration"); of the round trips
-    /// in which the peer really slept, the 2nd percentile.
+    /// Measures the three costs (a few ms on an idle machine, about a second on a loaded one, where most
+    /// yields run another thread; spawns helper threads). The spin and yield figures are measured on a
+    /// helper thread pinned to each core in turn (up to 8 cores; unpinned if the OS does not allow it)
+    /// and averaged over the cores: the two cores of this project's VM pause in 14 and 17 ns, and one
+    /// unpinned measurement took whichever it ran on. On each core they are a low quantile (the 10th
+    /// and the 1st percentile) of many individually timed samples: preemption and other load only ever
+    /// add time to a sample, so a low quantile tracks the undisturbed cost and moves little from run to
+    /// run. The hand-off is timed between two threads pinned to one core (when the OS allows it), so it
+    /// is a futex wake plus a context switch, and not the time another core takes to leave its idle
+    /// state, which depends on what the machine is doing (`docs/abs.md`, "Calibration"); of the round
+    /// trips in which the peer really slept, the 2nd percentile. The bounds do not use it (see
+    /// [`HANDOFF_YIELDS`](crate::HANDOFF_YIELDS)); it is reported.
     #[cfg(not(abslock_loom))]
     pub fn measure() -> MeasuredCosts {
         measure::run()
@@ -53,28 +57,69 @@ mod measure {
     use std::sync::atomic::{AtomicU32, Ordering};
     use std::time::Instant;
 
-    /// Samples per cost.
+    /// Samples per cost (per core for spin and yield).
     const SAMPLES: usize = 201;
+    /// The most cores spin and yield are measured on.
+    const MAX_CORES: usize = 8;
     /// Pauses per spin sample (long enough that reading the clock is noise).
     const SPINS_PER_SAMPLE: u32 = 200;
     /// The quantile taken of spin samples, in percent.
     const QUANTILE: usize = 10;
     /// The quantile taken of yield samples, in percent: on a loaded core most yields run another thread
-    /// for part of a time slice, and the 10th percentile already includes some of them (k_min 15-16 idle
-    /// against 28-29 with six busy processes on 2 cores, where the 1st percentile gave 19-21).
+    /// for part of a time slice, and the 10th percentile already includes some of them (`k_min` 28-29
+    /// with six busy processes on 2 cores, against 19-21 by the 1st percentile and 15-16 idle).
     const YIELD_QUANTILE: usize = 1;
     /// The quantile taken of hand-off samples, in percent.
     const HANDOFF_QUANTILE: usize = 2;
 
     pub(super) fn run() -> MeasuredCosts {
-        let spin_ns = low_quantile((0..SAMPLES).map(|_| spin_sample()).collect(), QUANTILE);
-        let yield_ns =
-            low_quantile((0..SAMPLES).map(|_| timed(std::thread::yield_now)).collect(), YIELD_QUANTILE);
+        let (spin_ns, yield_ns) = spin_and_yield_per_core();
         // A round trip in which the peer never slept (its wake-up arrived before it parked) is not a
         // hand-off; a real one costs more than a yield. Of the rest, a very low quantile: on a busy
         // machine most wake-ups also wait for a free core, which is load, not the hand-off's cost.
         let slept: Vec<f64> = handoffs().into_iter().filter(|&x| x >= yield_ns).collect();
         MeasuredCosts { spin_ns, yield_ns, handoff_ns: low_quantile(slept, HANDOFF_QUANTILE) }
+    }
+
+    /// The mean over cores (at most [`MAX_CORES`]) of [`spin_and_yield`] on a thread pinned to each.
+    /// NaN where no core gave a finite figure (the caller's `sanitized` replaces it).
+    fn spin_and_yield_per_core() -> (f64, f64) {
+        let cores = core_affinity::get_core_ids().unwrap_or_default();
+        let per_core: Vec<(f64, f64)> = if cores.is_empty() {
+            vec![on_helper_thread(None)]
+        } else {
+            cores.into_iter().take(MAX_CORES).map(|core| on_helper_thread(Some(core))).collect()
+        };
+        let mean = |pick: fn(&(f64, f64)) -> f64| {
+            let finite: Vec<f64> = per_core.iter().map(pick).filter(|x| x.is_finite()).collect();
+            if finite.is_empty() { f64::NAN } else { finite.iter().sum::<f64>() / finite.len() as f64 }
+        };
+        (mean(|c| c.0), mean(|c| c.1))
+    }
+
+    /// [`spin_and_yield`] on a new thread, pinned to `core` if given and allowed; on the caller's thread
+    /// if none can be spawned. The caller's own affinity is never changed.
+    fn on_helper_thread(core: Option<core_affinity::CoreId>) -> (f64, f64) {
+        let measure = move || {
+            if let Some(core) = core {
+                // Best effort: an unpinned measurement is still a measurement.
+                let _ = core_affinity::set_for_current(core);
+            }
+            spin_and_yield()
+        };
+        match std::thread::Builder::new().name("abslock-calibrate-core".into()).spawn(measure) {
+            // A failed join means the measuring thread panicked; NaN is dropped by the mean.
+            Ok(handle) => handle.join().unwrap_or((f64::NAN, f64::NAN)),
+            Err(_) => spin_and_yield(),
+        }
+    }
+
+    /// The spin and yield quantiles on the current thread.
+    fn spin_and_yield() -> (f64, f64) {
+        let spin_ns = low_quantile((0..SAMPLES).map(|_| spin_sample()).collect(), QUANTILE);
+        let yield_ns =
+            low_quantile((0..SAMPLES).map(|_| timed(std::thread::yield_now)).collect(), YIELD_QUANTILE);
+        (spin_ns, yield_ns)
     }
 
     fn low_quantile(mut v: Vec<f64>, percent: usize) -> f64 {
