@@ -87,8 +87,12 @@ fn calibrated_abs_parks_when_oversubscribed_and_spins_again_alone() {
     assert!(stats.mode_switches >= 2, "to park and back: {stats:?}");
 }
 
+/// RocketMQ's rule parks only after windows in which spins of `k_max` (10 000 pauses) ran out; on a
+/// 2-core VM whose pause takes 14 ns that spin lasts ~140 us, long enough that in one full test run in
+/// several no window of the first 200 000 acquisitions per thread ran out often enough. The cap is
+/// only the give-up point: a run ends at the first switch.
 #[test]
 fn rocketmq_abs_parks_when_oversubscribed_and_spins_again_alone() {
-    let stats = run(&AbsRocketMqMutex::new(vec![0; threads()]), 200_000);
+    let stats = run(&AbsRocketMqMutex::new(vec![0; threads()]), 2_000_000);
     assert!(stats.mode_switches >= 2, "to park and back: {stats:?}");
 }
