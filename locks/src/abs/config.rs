@@ -160,10 +160,10 @@ pub const YIELD_CEILING: u32 = 2 * HANDOFF_YIELDS;
 /// core) to cost, in yields, whatever [`MeasuredCosts::handoff_ns`] says (ours). On both machines this
 /// project has run on, a hand-off measured 3.5-4.5 yields while the machine was idle. Load moves the
 /// measurement both ways: the woken thread waits for its core behind other runnable threads, and a
-/// yield on a loaded core costs more too, so with four busy processes on 2 cores three processes
-/// measured 2.5-4.8 yields and derived `k_max` 113-217 and `max_yields` 5-8 (`docs/abs.md`,
-/// "Calibration"); a clean-clone CI run once measured 200 us and derived `k_max` near 17 000 (commit
-/// 11620ee). As a constant ratio it leaves `k_min` the only measured bound (`k_max = 8 k_min`,
+/// yield on a loaded core costs more too, so with four busy processes on 2 cores three processes of
+/// round 10's build measured 2.8-4.9 yields and derived `k_max` 143-207 and `max_yields` 7-10
+/// (`docs/abs.md`, "Calibration"); a clean-clone CI run once measured 200 us and derived `k_max` near
+/// 17 000 (commit 11620ee). As a constant ratio it leaves `k_min` the only measured bound (`k_max = 8 k_min`,
 /// `max_yields = 8`), which holds still under load. On a machine whose hand-off costs far more or far
 /// less than 4 yields, `k_max` and `max_yields` are off by that factor from the spin-then-block rule.
 pub const HANDOFF_YIELDS: u32 = 4;
