@@ -5,7 +5,8 @@
 pub struct MeasuredCosts {
     /// One spin iteration: a relaxed load plus the CPU's pause hint (ns).
     pub spin_ns: f64,
-    /// One `std::thread::yield_now` (`sched_yield`) with no other runnable thread (ns).
+    /// One `std::thread::yield_now` (`sched_yield`) that runs no other thread (ns): `measure` takes the
+    /// 1st percentile of its samples on each core and averages over the cores.
     pub yield_ns: f64,
     /// One futex hand-off: a thread wakes a sleeper and the sleeper runs in its place on the same core
     /// (ns, one way). Reported only: [`AbsConfig::from_costs`](crate::AbsConfig::from_costs) takes a
@@ -14,8 +15,8 @@ pub struct MeasuredCosts {
 }
 
 impl MeasuredCosts {
-    /// What [`measure`](Self::measure) gives on this project's 2-core reference machine (`docs/abs.md`,
-    /// "Calibration"): a pause ~25 ns, a yield ~0.65 us, a futex hand-off ~2.3 us. Used under loom,
+    /// What [`measure`](Self::measure) gave on the 2-core AMD EPYC VM of this project's rounds 1-10
+    /// (`docs/abs.md`, "Calibration"): a pause ~25 ns, a yield ~0.65 us, a futex hand-off ~2.3 us. Used under loom,
     /// until the measurement lands, and to replace unusable measurements.
     pub const REFERENCE: MeasuredCosts =
         MeasuredCosts { spin_ns: 25.0, yield_ns: 650.0, handoff_ns: 2_300.0 };
@@ -30,8 +31,8 @@ impl MeasuredCosts {
         }
     }
 
-    /// Measures the three costs (a few ms on an idle machine, about a second on a loaded one, where most
-    /// yields run another thread; spawns helper threads). The spin and yield figures are measured on a
+    /// Measures the three costs (a few ms on an idle machine; on a loaded one, where most yields run
+    /// another thread, up to about a second per core measured; spawns helper threads). The spin and yield figures are measured on a
     /// helper thread pinned to each core in turn (up to 8 cores; unpinned if the OS does not allow it)
     /// and averaged over the cores: the two cores of this project's VM pause in 14 and 17 ns, and one
     /// unpinned measurement took whichever it ran on. On each core they are a low quantile (the 10th

@@ -154,7 +154,8 @@ pub(crate) fn cores() -> u32 {
 
 /// Upper clamp for any derived k, whatever the measured costs (1 000 000 pauses is ~25 ms here).
 pub const K_CEILING: u32 = 1_000_000;
-/// The derived yield budget: blocking costs two hand-offs of [`HANDOFF_YIELDS`] yields each.
+/// The derived yield budget, and since the hand-off is a constant also its only value (the name is kept
+/// from when it was a ceiling): blocking costs two hand-offs of [`HANDOFF_YIELDS`] yields each.
 pub const YIELD_CEILING: u32 = 2 * HANDOFF_YIELDS;
 /// What [`AbsConfig::from_costs`] takes a futex hand-off (a futex wake plus a context switch on one
 /// core) to cost, in yields, whatever [`MeasuredCosts::handoff_ns`] says (ours). On both machines this
@@ -204,7 +205,8 @@ impl AbsConfig {
     };
 
     /// The configuration derived from this machine's costs, measured once per process: the first call
-    /// measures (~30 ms, on the caller's thread), later calls return the same value. Call it at start-up
+    /// measures (on helper threads it waits for: a few ms on an idle machine, about a second per core on a
+    /// loaded one; see [`MeasuredCosts::measure`]), later calls return the same value. Call it at start-up
     /// to have measured bounds from the first acquisition; locks never wait for it (they use
     /// [`AbsConfig::calibrated_or_reference`]).
     #[cfg(not(abslock_loom))]
@@ -241,7 +243,8 @@ impl AbsConfig {
     }
 
     /// Derives bounds from measured costs by the spin-then-block rule (Karlin, Li, Manasse and Owicki,
-    /// SOSP 1991: spin for as long as blocking would cost, which is 2-competitive), applied twice. Blocking
+    /// SOSP 1991: spin for as long as blocking would cost, which is 2-competitive), for the spin before
+    /// parking and for the yields before parking; only `k_min` comes from a measurement. Blocking
     /// costs two hand-offs (the sleeper's park and the wake-up that ends it), and a hand-off is taken as
     /// [`HANDOFF_YIELDS`] yields (the measured `handoff_ns` is reported, not used: it moves with load):
     ///

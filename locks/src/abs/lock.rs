@@ -107,15 +107,18 @@ const MAX_BURST: u32 = 64;
 /// | `LOCKED` | held, nobody parked | the holder releases with one CAS clearing `LOCKED` |
 /// | `PARKED` | free, threads parked | anyone, with the same single `lock bts` |
 /// | `LOCKED\|PARKED` | held, threads parked | the release wakes the oldest parked thread and frees the lock in one CAS under the queue lock; once per starvation bound it wakes it as the heir instead |
-/// | `+ AWAKE` | a waiter is awake and will take the lock | the release wakes nobody (one CAS) |
+/// | `+ AWAKE` | a waiter is awake and will take the lock | the release wakes nobody (a failed CAS from `LOCKED`, then one CAS) |
 /// | `LOCKED\|HEIR` (and any of `PARKED`, `AWAKE`) | held; the heir is running and asks for the lock | the release hands it to the heir (`GIVEN`) instead of freeing it |
 /// | `LOCKED\|GIVEN` (and any of `PARKED`, `AWAKE`) | held by the heir, which clears `GIVEN` as it returns from `lock` | nobody else |
 ///
-/// Acquire and release each cost the holder one RMW whatever `PARKED` and `AWAKE` say (the release's
-/// CAS expects the word it has just read, so it fails only if a waiter changed it in between): under
-/// oversubscription sleepers are present at almost every release (the restriction keeps them asleep),
-/// and an earlier design whose CASes expected exactly `0` and exactly `LOCKED` paid a failed CAS and a
-/// retry on both acquire and release there (`docs/abs.md`, "Round 3").
+/// Acquire costs the holder one RMW whatever `PARKED` and `AWAKE` say. The release is one CAS from
+/// exactly `LOCKED` with nothing read before it, and, when the word holds more, a second CAS from the
+/// word the first one returned (it fails only if a waiter changed the word in between): one RMW with
+/// nobody else's bit set, two with sleepers present, which under oversubscription is almost every
+/// release (the restriction keeps them asleep). Rounds 3-10 read the word first and paid one RMW in both
+/// cases; that read cost ~5 ns of a ~21 ns uncontended lock and unlock on the round-11 Intel VM, and the
+/// second RMW showed at an empty critical section over 4 threads (`docs/abs.md`, "Round 11"; round 3's
+/// design, whose acquire also expected exactly `0`, paid a failed CAS on both sides).
 ///
 /// Waiters wait in three stages, each bounded (the heir below, once woken, spins and then yields until it
 /// holds the lock, and never sleeps again): **spin** (read the word, pause 1, 2, 4 ... 64, 64 ... times,
@@ -134,7 +137,7 @@ const MAX_BURST: u32 = 64;
 ///
 /// **Solo regime.** Where one thread saturates the lock, a lone thread out-runs any group that shares it,
 /// so the lock can run a solo regime: waiters park at once, no release wakes a sleeper (the
-/// `LOCKED|PARKED` row above becomes one CAS clearing `LOCKED`), and a sleeper comes back only by a
+/// `LOCKED|PARKED` row above becomes a CAS clearing `LOCKED`, after the failed one from `LOCKED`), and a sleeper comes back only by a
 /// hand-off (the starvation bound, `unlock_fair`, `bump`) or its own timed re-check. Where threads also
 /// work outside the lock it costs a quarter to a third of the throughput, so the lock measures it: with
 /// [`AbsConfig::solo_recheck_us`] not 0 (the calibrated default, so `AbsMutex` runs it), the holder runs
@@ -366,7 +369,8 @@ impl<P: AbsProfile> RawAbsLock<P> {
         }
     }
 
-    /// Releases the lock: one CAS clearing `LOCKED` and keeping whatever else the word holds; if threads
+    /// Releases the lock: one CAS from exactly `LOCKED` to 0; if the word holds more, a second CAS from the
+    /// word the first returned, clearing `LOCKED` and keeping the rest; if threads
     /// are parked and no waiter is awake, the release happens inside the queue's wake-up of the oldest
     /// sleeper instead (under the solo regime, a CAS that wakes nobody). If an heir asked (`HEIR`), it
     /// hands the lock to it (`GIVEN`, `LOCKED` kept) instead, and does not check the bound; otherwise,
@@ -1321,8 +1325,9 @@ impl<P: AbsProfile> RawAbsLock<P> {
 }
 
 /// The word a release writes over `state`: free (`LOCKED` cleared), or, if an heir asked (`HEIR`),
-/// still held and handed to it (`GIVEN`). Every release goes through here, so `HEIR` and `GIVEN` are only
-/// ever set with `LOCKED`.
+/// still held and handed to it (`GIVEN`). Every release either goes through here or CASes from a word
+/// without `HEIR` (the fast CAS from exactly `LOCKED`; `unlock_from`'s loop, which sends a word with
+/// `HEIR` to `release_to_heir`), so `HEIR` and `GIVEN` are only ever set with `LOCKED`.
 #[inline]
 fn released(state: u32) -> u32 {
     if state & HEIR != 0 { (state & !HEIR) | GIVEN } else { state & !LOCKED }
@@ -1694,8 +1699,12 @@ mod starvation_tests {
     fn a_timed_heir_withdraws_its_request_when_the_deadline_passes() {
         // On one core the woken waiter would preempt the holder (it slept, so the scheduler favours
         // it) and win every round; on two, it has to be scheduled on the other core first.
-        let cores = core_affinity::get_core_ids().unwrap_or_default();
-        let [holder_core, waiter_core, ..] = cores[..] else {
+        // The process caches its core count and calibration on first use; pinned first, this thread
+        // would make them see one core.
+        let _ = (cores(), Impatient::config());
+        let ids = core_affinity::get_core_ids().unwrap_or_default();
+        let [holder_core, waiter_core, ..] = ids[..] else {
+            eprintln!("skipped: fewer than 2 cores to pin the holder and the waiter apart");
             return;
         };
         let lock = RawAbsLock::<Impatient>::new();
@@ -1738,7 +1747,8 @@ mod starvation_tests {
                 assert_eq!(lock.sleepers(), 0);
                 asked
             });
-            // SAFETY: this thread holds the lock: it never released the first `raw_lock` or re-took it.
+            // SAFETY: this thread holds the lock: the first `raw_lock` if the round returned early, else
+            // the `raw_lock` it took after releasing the first.
             unsafe { lock.raw_unlock() };
             assert!(lock.raw_try_lock(), "the lock stayed held after its last release");
             // SAFETY: taken on the line above.
