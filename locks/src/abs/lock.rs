@@ -116,7 +116,7 @@ const MAX_BURST: u32 = 64;
 /// word the first one returned (it fails only if a waiter changed the word in between): one RMW with
 /// nobody else's bit set, two with sleepers present, which under oversubscription is almost every
 /// release (the restriction keeps them asleep). Rounds 3-10 read the word first and paid one RMW in both
-/// cases; that read cost ~5 ns of a ~21 ns uncontended lock and unlock on the round-11 Intel VM, and the
+/// cases; that read cost 3.5-5.6 ns of a ~21 ns uncontended lock and unlock on the round-11 Intel VM, and the
 /// second RMW showed at an empty critical section over 4 threads (`docs/abs.md`, "Round 11"; round 3's
 /// design, whose acquire also expected exactly `0`, paid a failed CAS on both sides).
 ///
@@ -385,9 +385,10 @@ impl<P: AbsProfile> RawAbsLock<P> {
     #[inline]
     pub(crate) unsafe fn raw_unlock(&self) {
         // Nobody else's bit in the word: one CAS from exactly `LOCKED`, with nothing before it. Reading
-        // the word first cost ~5 ns on the round-11 Intel VM, where a load between two RMWs on one line
-        // waits for the first (a micro-benchmark: RMW, load, CAS 19-21 ns; RMW, CAS 14.6-14.9 ns), and
-        // the uncontended lock and unlock took 1.18x parking_lot's, whose release is the same CAS.
+        // the word first cost 3.5-5.6 ns on the round-11 Intel VM, where a load between two RMWs on one
+        // line waits for the first (`examples/release_instructions.rs`: `lock bts`, load, CAS 1.13-1.21x
+        // parking_lot's lock and unlock; `lock bts`, CAS 0.83-0.97x), and the uncontended lock and unlock
+        // took 1.18x parking_lot's, whose release is the same CAS.
         match self.hot.state.compare_exchange(LOCKED, 0, Ordering::Release, Ordering::Relaxed) {
             Ok(_) => {}
             // SAFETY: the caller holds the lock (this function's contract), which is `unlock_from`'s.
