@@ -31,6 +31,13 @@ const HEIR: u32 = 4;
 /// Lock word bit, only ever set with `LOCKED`: the last release handed the lock to the heir that asked,
 /// which holds it from then on and clears this bit before it returns from `lock`. Ours.
 const GIVEN: u32 = 16;
+/// Lock word bit: the solo regime runs, so a release over sleepers wakes nobody. A copy of the policy
+/// word's `POLICY_SOLO` that only a holder sets or clears, together with it, so a release (always by the
+/// holder) reads the regime from the word its CAS returned: the inlined test `PARKED | AWAKE | SOLO ==
+/// PARKED` sends only a release that must wake someone out of line. Read from the policy word by the
+/// out-of-line release, the regime cost a release under it 29.4 ns per acquisition against 23.4 ns with
+/// it fixed at compile time (0 ns critical section, 2 threads; `docs/abs.md`, round 12). Ours.
+const SOLO: u32 = 32;
 
 /// Unpark token: the lock was released as you were woken (freed, or handed to an heir that asked); race
 /// for it.
@@ -110,6 +117,7 @@ const MAX_BURST: u32 = 64;
 /// | `+ AWAKE` | a waiter is awake and will take the lock | the release wakes nobody (a failed CAS from `LOCKED`, then one CAS) |
 /// | `LOCKED\|HEIR` (and any of `PARKED`, `AWAKE`) | held; the heir is running and asks for the lock | the release hands it to the heir (`GIVEN`) instead of freeing it |
 /// | `LOCKED\|GIVEN` (and any of `PARKED`, `AWAKE`) | held by the heir, which clears `GIVEN` as it returns from `lock` | nobody else |
+/// | `+ SOLO` (any row) | the solo regime runs (set and cleared by the holder that switches it) | over sleepers, the release wakes nobody (a failed CAS from `LOCKED`, then one CAS, both inlined) |
 ///
 /// Acquire costs the holder one RMW whatever `PARKED` and `AWAKE` say. The release is one CAS from
 /// exactly `LOCKED` with nothing read before it, and, when the word holds more, a second CAS from the
@@ -421,10 +429,9 @@ impl<P: AbsProfile> RawAbsLock<P> {
             }
         }
         loop {
-            // Solo: sleepers wake by themselves (or by the starvation bound above), never here; the
-            // regime chosen at run time is checked out of line, in `release_and_wake`, so this inlined
-            // path is the same with or without it.
-            if P::SOLO_RECHECK_US == 0 && state & (PARKED | AWAKE) == PARKED {
+            // Solo (`SOLO` in the word, or fixed by the profile): sleepers wake by themselves (or by the
+            // starvation bound above), never here.
+            if P::SOLO_RECHECK_US == 0 && state & (PARKED | AWAKE | SOLO) == PARKED {
                 self.release_and_wake();
                 return;
             }
@@ -548,8 +555,20 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 Err(seen) => current = seen,
             }
         }
+        self.mirror_solo(on);
         if on {
             self.wake_all_to_recheck();
+        }
+    }
+
+    /// Holder-only, after the policy word's solo bit changed to `on`: copies it into the lock word's
+    /// `SOLO`, which this holder's own release reads next (one RMW per switch of the regime).
+    fn mirror_solo(&self, on: bool) {
+        debug_assert!(self.raw_is_locked(), "only the holder switches the regime");
+        if on {
+            self.hot.state.fetch_or(SOLO, Ordering::Relaxed);
+        } else {
+            self.hot.state.fetch_and(!SOLO, Ordering::Relaxed);
         }
     }
 
@@ -902,14 +921,10 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// sleepers stay asleep, and the releaser pays no wake-up). After the queue's callback nothing here
     /// touches the lock again. If the queue turned out empty, it only releases (and clears `PARKED`).
     ///
-    /// Under the solo regime (the policy word's bit, read here on the word's own line) it wakes nobody
-    /// and only releases.
+    /// Its callers never call it under the solo regime: they see `SOLO` in the word first.
     #[cold]
     fn release_and_wake(&self) {
-        if self.solo_now() {
-            self.release_then(0, 0);
-            return;
-        }
+        debug_assert!(!self.solo_now(), "a release under the solo regime wakes nobody");
         self.hot.queue.unpark_first(self.key(), |u| {
             // An heir that asked meanwhile is handed the lock; the woken thread finds it held.
             self.release_then(if u.woken { AWAKE } else { 0 }, if u.more { 0 } else { PARKED });
@@ -996,7 +1011,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
     fn release_to_heir(&self) {
         let mut state = self.hot.state.load(Ordering::Relaxed);
         loop {
-            if state & HEIR == 0 && P::SOLO_RECHECK_US == 0 && state & (PARKED | AWAKE) == PARKED {
+            if state & HEIR == 0 && P::SOLO_RECHECK_US == 0 && state & (PARKED | AWAKE | SOLO) == PARKED {
                 self.release_and_wake();
                 return;
             }
@@ -1095,7 +1110,8 @@ impl<P: AbsProfile> RawAbsLock<P> {
             // awake waiter's `AWAKE` is kept (it will clear it).
             let mut state = self.hot.state.load(Ordering::Relaxed);
             loop {
-                let awake = state & AWAKE;
+                // `SOLO` is the holder's to change, and this holder does not.
+                let awake = state & (AWAKE | SOLO);
                 let parked = if u.more { PARKED } else { 0 };
                 let next = if state & HEIR != 0 {
                     // A running heir asked first: it is handed the lock, and the woken thread looks again.
@@ -1242,8 +1258,11 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 },
             }
         }
-        if solo && replaced & POLICY_SOLO == 0 {
-            self.wake_all_to_recheck();
+        if solo != (replaced & POLICY_SOLO != 0) {
+            self.mirror_solo(solo);
+            if solo {
+                self.wake_all_to_recheck();
+            }
         }
         if window.crowded {
             self.busy.crowded.store(false, Ordering::Relaxed);
