@@ -12,7 +12,7 @@
 //! figures are what the instructions cost back to back, not contention. Ours.
 
 use std::hint::black_box;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::Instant;
 
 /// Iterations per pattern and pass.
@@ -54,6 +54,62 @@ fn bts_cas() {
     black_box(taken);
 }
 
+/// A hint of the word on another line, which the holder writes after its acquire and reads back at the
+/// release.
+static HINT: Line = Line(AtomicU32::new(0));
+
+/// A release that expects the word its acquire saw: `lock bts`, a plain store of the old word (with
+/// `LOCKED`) on another line, then at the release a load of it and one CAS from it.
+fn bts_hint_cas() {
+    let (w, h) = (&WORD.0, &HINT.0);
+    let mut taken = 0_u64;
+    for _ in 0..ITERS {
+        let old = w.fetch_or(LOCKED, Ordering::Acquire);
+        taken += u64::from(old & LOCKED == 0);
+        h.store(old | LOCKED, Ordering::Relaxed);
+        let expect = h.load(Ordering::Relaxed);
+        let _ = w.compare_exchange(expect, expect & !LOCKED, Ordering::Release, Ordering::Relaxed);
+    }
+    black_box(taken);
+}
+
+/// The holder's counter, on the hint's line as `RawAbsLock`'s counters share a line of their own.
+#[repr(C, align(64))]
+struct Busy {
+    count: AtomicU64,
+    hint: AtomicU32,
+}
+
+static BUSY: Busy = Busy { count: AtomicU64::new(0), hint: AtomicU32::new(0) };
+
+/// Round 11's release with the holder's counter store between (as `note_acquisition` does): `lock bts`,
+/// load and store of the count, CAS from exactly `LOCKED`.
+fn bts_count_cas() {
+    let (w, b) = (&WORD.0, &BUSY);
+    let mut taken = 0_u64;
+    for _ in 0..ITERS {
+        taken += u64::from(w.fetch_or(LOCKED, Ordering::Acquire) & LOCKED == 0);
+        b.count.store(b.count.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        let _ = w.compare_exchange(LOCKED, 0, Ordering::Release, Ordering::Relaxed);
+    }
+    black_box(taken);
+}
+
+/// The same with the hint stored beside the count and read back at the release.
+fn bts_count_hint_cas() {
+    let (w, b) = (&WORD.0, &BUSY);
+    let mut taken = 0_u64;
+    for _ in 0..ITERS {
+        let old = w.fetch_or(LOCKED, Ordering::Acquire);
+        taken += u64::from(old & LOCKED == 0);
+        b.count.store(b.count.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        b.hint.store(old | LOCKED, Ordering::Relaxed);
+        let expect = b.hint.load(Ordering::Relaxed);
+        let _ = w.compare_exchange(expect, expect & !LOCKED, Ordering::Release, Ordering::Relaxed);
+    }
+    black_box(taken);
+}
+
 /// A spin lock's pair: swap to lock, a plain store to unlock (one RMW).
 fn swap_store() {
     let w = &WORD.0;
@@ -89,9 +145,12 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let patterns: [(&str, fn()); 3] = [
+    let patterns: [(&str, fn()); 6] = [
         ("lock bts, load, CAS (round 10)", bts_load_cas),
         ("lock bts, CAS from LOCKED (round 11)", bts_cas),
+        ("lock bts, store hint, load hint, CAS", bts_hint_cas),
+        ("lock bts, count, CAS from LOCKED", bts_count_cas),
+        ("lock bts, count, hint, CAS from hint", bts_count_hint_cas),
         ("swap, store (spin lock)", swap_store),
     ];
     println!(
