@@ -34,9 +34,9 @@ const GIVEN: u32 = 16;
 /// Lock word bit: the solo regime runs, so a release over sleepers wakes nobody. A copy of the policy
 /// word's `POLICY_SOLO` that only a holder sets or clears, together with it, so a release (always by the
 /// holder) reads the regime from the word its CAS returned: the inlined test `PARKED | AWAKE | SOLO ==
-/// PARKED` sends only a release that must wake someone out of line. Read from the policy word by the
-/// out-of-line release, the regime cost a release under it 29.4 ns per acquisition against 23.4 ns with
-/// it fixed at compile time (0 ns critical section, 2 threads; `docs/abs.md`, round 12). Ours.
+/// PARKED` sends only a release that must wake someone out of line. Round 11 read the policy word in the
+/// out-of-line release instead: with a 0 ns critical section over 2 threads `abs` took 0.85-0.88x
+/// parking_lot's time there against 0.77-0.78x with this bit (`docs/abs.md`, round 12). Ours.
 const SOLO: u32 = 32;
 
 /// Unpark token: the lock was released as you were woken (freed, or handed to an heir that asked); race
@@ -162,7 +162,8 @@ const MAX_BURST: u32 = 64;
 /// waiters outnumbered the cores) and settles the crowded waiters' spin by a periodic trial that
 /// times both settings ([`decide_crowded`]). No acquisition or release depends on the mode or k, so
 /// [`set_mode`](Self::set_mode) is safe at any moment (it keeps the other bits); the solo bit, which
-/// waiters and releases over sleepers do read, changes only under the lock.
+/// waiters read, changes only under the lock, and the holder that changes it copies it into the lock
+/// word (`SOLO`), where releases over sleepers read it.
 ///
 /// At most 65 535 threads may wait on one lock at the same time (the waiter register packs two 16-bit
 /// counts into one `AtomicU32`); more would corrupt the statistics and the spinning rule, not exclusion.
