@@ -1636,6 +1636,44 @@ mod trial_tests {
 }
 
 #[cfg(all(test, not(abslock_loom)))]
+mod solo_word_tests {
+    use super::*;
+
+    /// Takes the lock, marks a sleeper in the word (no thread is queued), releases, and returns the
+    /// word: a release that wakes goes through the queue, finds it empty and clears `PARKED`; a release
+    /// under the solo regime wakes nobody and keeps it.
+    fn release_over_a_marked_sleeper(lock: &RawAbsLock) -> u32 {
+        lock.raw_lock();
+        lock.hot.state.fetch_or(PARKED, Ordering::Relaxed);
+        // SAFETY: locked above, by this thread.
+        unsafe { lock.raw_unlock() };
+        let word = lock.hot.state.load(Ordering::Relaxed);
+        lock.hot.state.fetch_and(!PARKED, Ordering::Relaxed);
+        word
+    }
+
+    /// The holder that switches the regime copies it into the lock word, and the release reads it there.
+    #[test]
+    fn the_solo_bit_follows_the_regime_into_the_lock_word() {
+        let lock = RawAbsLock::<Calibrated>::new();
+        assert_eq!(release_over_a_marked_sleeper(&lock), 0, "off: the release went through the queue");
+        lock.set_solo(true);
+        assert!(lock.solo());
+        assert_eq!(lock.hot.state.load(Ordering::Relaxed), SOLO);
+        assert_eq!(release_over_a_marked_sleeper(&lock), SOLO | PARKED, "on: the release woke nobody");
+        // A fair unlock's hand-off builds the word from constants; it must keep the regime.
+        lock.raw_lock();
+        // SAFETY: locked above, by this thread.
+        unsafe { lock.raw_unlock_fair() };
+        assert_eq!(lock.hot.state.load(Ordering::Relaxed), SOLO);
+        lock.set_solo(false);
+        assert!(!lock.solo());
+        assert_eq!(lock.hot.state.load(Ordering::Relaxed), 0);
+        assert_eq!(release_over_a_marked_sleeper(&lock), 0, "off again: the release wakes");
+    }
+}
+
+#[cfg(all(test, not(abslock_loom)))]
 mod layout_tests {
     use super::*;
 
