@@ -5,7 +5,7 @@ use core::marker::PhantomData;
 use super::config::{AbsConfig, cores};
 use super::policy::{Decision, WindowStats, decide};
 use super::profile::{AbsProfile, Calibrated};
-use super::solo_trial::{SoloTrial, SoloWindow, decide_solo, solo_timed};
+use super::solo_trial::{SOLO_START_MILLI, SoloTrial, SoloWindow, decide_solo, solo_timed};
 use super::stats::{AbsStats, Mode, TracePoint};
 use super::trial::{CrowdedTrial, TRIAL_PERIOD, TrialArm, TrialWindow, decide_crowded, trial_timed};
 
@@ -1324,24 +1324,38 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// solo trial ([`decide_solo`]); returns whether the solo regime runs in the next window. Off (the
     /// regime stays as set, by [`set_solo`](Self::set_solo) or not at all) unless the config's
     /// `solo_recheck_us` is not 0; the clock is read only inside a trial and at contended windows.
+    /// Between trials, a window with fewer than [`SOLO_START_MILLI`] waiters per acquisition switches
+    /// the regime off and keeps its verdict (`SOLO_KEPT`), which the next busier window restores, so a
+    /// lock that went quiet releases with one CAS again (ours).
     fn solo_trial(&self, cfg: &AbsConfig, window: &WindowStats, n: u64, solo: bool) -> bool {
         if cfg.solo_recheck_us == 0 || P::SOLO_RECHECK_US > 0 {
             return solo;
         }
         let r = &self.rare;
-        let trial = unpack_solo(r.solo_state.get(), r.solo_clock.get(), r.solo_started_at.get());
+        let packed = r.solo_state.get();
+        let trial = unpack_solo(packed, r.solo_clock.get(), r.solo_started_at.get());
+        // Between trials, a verdict for the regime that a quiet window set aside still stands.
+        let kept = trial.arm == 0 && packed & SOLO_KEPT != 0;
         let now_us = if solo_timed(&trial, window.contention_milli) { now_us() } else { 0 };
         let (next, solo_next) = decide_solo(
             trial,
             SoloWindow { now_us, acquisitions: n, contention_milli: window.contention_milli },
-            solo,
+            solo || kept,
         );
+        // A quiet window between trials (too few waiters to start one) sets the regime aside and keeps
+        // the verdict: nobody sleeps for it to spare a wake-up, and with `SOLO` in the lock word every
+        // release would fail its CAS from exactly `LOCKED` and pay a second RMW.
+        let quiet = next.arm == 0 && window.contention_milli < SOLO_START_MILLI;
+        let keep_next = solo_next && quiet;
+        let packed_next = pack_solo(&next) | if keep_next { SOLO_KEPT } else { 0 };
+        if packed_next != packed {
+            r.solo_state.set(packed_next);
+        }
         if next != trial {
-            r.solo_state.set(pack_solo(&next));
             r.solo_clock.set(next.clock_us);
             r.solo_started_at.set(next.started_at);
         }
-        solo_next
+        solo_next && !quiet
     }
 }
 
@@ -1353,6 +1367,10 @@ impl<P: AbsProfile> RawAbsLock<P> {
 fn released(state: u32) -> u32 {
     if state & HEIR != 0 { (state & !HEIR) | GIVEN } else { state & !LOCKED }
 }
+
+/// The solo trial's counter, beside [`pack_solo`]'s fields: a verdict for the solo regime that a quiet
+/// window set aside (see [`RawAbsLock::solo_trial`]). Ours.
+const SOLO_KEPT: u64 = 1 << 26;
 
 /// The solo trial's small fields in one counter: arm, losses and wins in the low 3 bytes, then the void
 /// and settled bits, the previous arm's ps in the high 4 bytes (its clock and start count have their own).
@@ -1670,6 +1688,60 @@ mod solo_word_tests {
         assert!(!lock.solo());
         assert_eq!(lock.hot.state.load(Ordering::Relaxed), 0);
         assert_eq!(release_over_a_marked_sleeper(&lock), 0, "off again: the release wakes");
+    }
+
+    /// The calibrated profile (solo trial on) with two-acquisition windows that the test ends by hand.
+    enum TwoAcquisitionWindows {}
+
+    impl AbsProfile for TwoAcquisitionWindows {
+        const CHECK_INTERVAL: u64 = u64::MAX;
+        fn config() -> &'static AbsConfig {
+            static C: std::sync::OnceLock<AbsConfig> = std::sync::OnceLock::new();
+            C.get_or_init(|| AbsConfig { window: 2, ..*AbsConfig::calibrated() })
+        }
+    }
+
+    /// Two acquisitions with `waiting` threads faked in the register, then the window's end, as the
+    /// holder does.
+    fn window_with_waiters(lock: &RawAbsLock<TwoAcquisitionWindows>, waiting: u32) {
+        lock.busy.waiters.fetch_add(waiting * WAITER, Ordering::Relaxed);
+        for _ in 0..2 {
+            lock.raw_lock();
+            // SAFETY: locked on the line above, by this thread.
+            unsafe { lock.raw_unlock() };
+        }
+        lock.raw_lock();
+        lock.end_window(lock.busy.acquisitions.get());
+        // SAFETY: locked above, by this thread.
+        unsafe { lock.raw_unlock() };
+        lock.busy.waiters.fetch_sub(waiting * WAITER, Ordering::Relaxed);
+    }
+
+    /// A quiet window between trials sets the regime aside (no `SOLO` in the word, so the release is one
+    /// CAS again) and keeps its verdict, which the next contended window restores.
+    #[test]
+    fn a_quiet_window_sets_the_regime_aside_and_a_busy_one_restores_it() {
+        let lock = RawAbsLock::<TwoAcquisitionWindows>::new();
+        // No trial starts within the test: the next one is due at the end of time.
+        lock.rare.solo_clock.set(u64::MAX);
+        lock.set_solo(true);
+        window_with_waiters(&lock, 1);
+        assert!(lock.solo(), "a contended window keeps the regime");
+        window_with_waiters(&lock, 0);
+        assert!(!lock.solo(), "a quiet window sets it aside");
+        assert_eq!(lock.hot.state.load(Ordering::Relaxed) & SOLO, 0);
+        assert_ne!(lock.rare.solo_state.get() & SOLO_KEPT, 0, "the verdict is kept");
+        window_with_waiters(&lock, 0);
+        assert!(!lock.solo());
+        window_with_waiters(&lock, 1);
+        assert!(lock.solo(), "a contended window restores it");
+        assert_ne!(lock.hot.state.load(Ordering::Relaxed) & SOLO, 0);
+        assert_eq!(lock.rare.solo_state.get() & SOLO_KEPT, 0);
+        // Switched off by hand, nothing is kept for a quiet window to restore.
+        lock.set_solo(false);
+        window_with_waiters(&lock, 0);
+        window_with_waiters(&lock, 1);
+        assert!(!lock.solo());
     }
 }
 
