@@ -4,7 +4,8 @@
 //!   (or the peer's own API) around an increment, for every abslock strategy
 //!   (cas-spin, spin, backoff-k1000, abs, abs-rocketmq) and the peers
 //!   `parking_lot::RawMutex`, `std::sync::Mutex`, `spin::Mutex`: the fast path, which
-//!   ABS keeps within 1.05x of parking_lot's.
+//!   ABS keeps within 1.05x of parking_lot's; and `abs-after-solo`, an ABS lock whose solo
+//!   regime was switched on before the measurement (a quiet window sets it aside).
 //! - `locks/contended/<strategy>/<cs>`: 2, 4, 8, 16 threads, each taking the lock and
 //!   doing a critical section of 0, ~100 ns or ~1 us of arithmetic. Time per
 //!   acquisition (all threads together); threads are spawned once per benchmark and
@@ -13,7 +14,7 @@
 //! Counts are kept small (10 samples, short measurement) so a full `cargo bench` stays
 //! reasonable on 2 cores.
 
-use abslock::{Calibrated, RawAbsLock, RawBackoffLock, RawCasSpinLock, RawSpinLock, RocketMq};
+use abslock::{AbsMutexExt, Calibrated, RawAbsLock, RawBackoffLock, RawCasSpinLock, RawSpinLock, RocketMq};
 use abslock_benches::counter::{Counter, bump_pool};
 use abslock_benches::pool::units_per_ns;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
@@ -48,6 +49,11 @@ fn uncontended(c: &mut Criterion) {
     let mut g = c.benchmark_group("locks/uncontended");
     g.sample_size(20).warm_up_time(Duration::from_millis(300)).measurement_time(Duration::from_secs(1));
     for_each_strategy!(uncontended_one, &mut g);
+    // A lock whose solo regime was on (by a trial's verdict, here by hand) and that then went quiet: the
+    // first window without waiters sets the regime aside, so the release is one CAS again.
+    let m = lock_api::Mutex::<RawAbsLock<Calibrated>, u64>::new(0);
+    m.set_solo(true);
+    g.bench_function("abs-after-solo", |b| b.iter(|| *black_box(&m).lock() += 1));
     g.finish();
 }
 
