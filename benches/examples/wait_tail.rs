@@ -49,7 +49,11 @@ fn histogram() -> Histogram<u64> {
 }
 
 fn run<R: lock_api::RawMutex + Send + Sync + 'static>(threads: usize, size: usize, secs: f64) -> Run {
-    let m = Arc::new(lock_api::Mutex::<R, (Vec<u8>, usize)>::new((vec![0_u8; BUF], 0)));
+    // Written once before timing: a zeroed allocation's pages are mapped on first write, and a page
+    // fault inside the critical section would land in the waits (the sweep warms its segments too).
+    let mut buf = vec![0_u8; BUF];
+    buf.fill(1);
+    let m = Arc::new(lock_api::Mutex::<R, (Vec<u8>, usize)>::new((buf, 0)));
     let stop = Arc::new(AtomicBool::new(false));
     let workers: Vec<_> = (0..threads)
         .map(|_| {

@@ -9,7 +9,7 @@
 //! ```
 //!
 //! Cost on the project's 2-core machine: about 30 s to build loom and the crate, then under 10 s for
-//! all 38 models (ABS 3-thread models explore ~2 300 executions each at two preemptions; the solo ones run
+//! all 44 models (ABS 3-thread models explore ~2 300 executions each at two preemptions; the solo ones run
 //! at one, see `ModelLock::BUSY_WAITS`).
 //!
 //! Models drive every raw lock through `abslock::ModelLock` (the bodies of the `lock_api` methods,

@@ -117,13 +117,14 @@ const MAX_BURST: u32 = 64;
 /// | `+ AWAKE` | a waiter is awake and will take the lock | the release wakes nobody (a failed CAS from `LOCKED`, then one CAS) |
 /// | `LOCKED\|HEIR` (and any of `PARKED`, `AWAKE`) | held; the heir is running and asks for the lock | the release hands it to the heir (`GIVEN`) instead of freeing it |
 /// | `LOCKED\|GIVEN` (and any of `PARKED`, `AWAKE`) | held by the heir, which clears `GIVEN` as it returns from `lock` | nobody else |
-/// | `+ SOLO` (any row) | the solo regime runs (set and cleared by the holder that switches it) | over sleepers, the release wakes nobody (a failed CAS from `LOCKED`, then one CAS, both inlined) |
+/// | `+ SOLO` (any row) | the solo regime runs (set and cleared by the holder that switches it; a window with under 0.5 waiters per acquisition clears it until a busier one) | over sleepers, the release wakes nobody (a failed CAS from `LOCKED`, then one CAS, both inlined) |
 ///
 /// Acquire costs the holder one RMW whatever `PARKED` and `AWAKE` say. The release is one CAS from
 /// exactly `LOCKED` with nothing read before it, and, when the word holds more, a second CAS from the
 /// word the first one returned (it fails only if a waiter changed the word in between): one RMW with
 /// nobody else's bit set, two with sleepers present, which under oversubscription is almost every
-/// release (the restriction keeps them asleep). Rounds 3-10 read the word first and paid one RMW in both
+/// release (the restriction keeps them asleep), or under the solo regime (`SOLO`), which a window
+/// without waiters sets aside so that a lock gone quiet pays one RMW again. Rounds 3-10 read the word first and paid one RMW in both
 /// cases; that read cost 3.5-5.6 ns of a ~21 ns uncontended lock and unlock on the round-11 Intel VM, and the
 /// second RMW showed at an empty critical section over 4 threads (`docs/abs.md`, "Round 11"; round 3's
 /// design, whose acquire also expected exactly `0`, paid a failed CAS on both sides).
