@@ -522,9 +522,13 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// times the threads waiting per core. Switching it on wakes every sleeper once, so that each parks
     /// again with a re-check. If the config runs the solo trial (`solo_recheck_us` not 0, as the
     /// calibrated config does), the trial sets the regime again at its next arm or verdict, and turns it
-    /// off at any window with more than 4 waiters per acquisition, so a lasting choice needs a config
+    /// off at any window with more than 4 waiters per acquisition, and sets it aside at any window
+    /// between trials with fewer than 0.5 (until a busier one), so a lasting choice needs a config
     /// with `solo_recheck_us: 0`. A profile with [`AbsProfile::SOLO_RECHECK_US`] runs the regime whatever
-    /// this says.
+    /// this says. While the regime runs, every release pays two RMWs, sleepers or not (its bit in the
+    /// lock word fails the release's CAS from exactly `LOCKED`): an uncontended lock and unlock took
+    /// 1.51-1.55x parking_lot's before quiet windows set the regime aside (round 12), which a lock
+    /// without the trial never does.
     ///
     /// Takes the lock to switch (and counts as one acquisition): only a holder changes the regime, so a
     /// release never decides on a regime that changed under it (a release that skipped the wake-up while
