@@ -35,8 +35,9 @@ const GIVEN: u32 = 16;
 /// word's `POLICY_SOLO` that only a holder sets or clears, together with it, so a release (always by the
 /// holder) reads the regime from the word its CAS returned: the inlined test `PARKED | AWAKE | SOLO ==
 /// PARKED` sends only a release that must wake someone out of line. Round 11 read the policy word in the
-/// out-of-line release instead: with a 0 ns critical section over 2 threads `abs` took 0.85-0.88x
-/// parking_lot's time there against 0.77-0.78x with this bit (`docs/abs.md`, round 12). Ours.
+/// out-of-line release instead: with a 0 ns critical section over 2 threads `abs` took 0.84-0.89x
+/// parking_lot's time there against 0.75-0.82x with this bit, in two paired runs of three (`docs/abs.md`,
+/// round 12). Ours.
 const SOLO: u32 = 32;
 
 /// Unpark token: the lock was released as you were woken (freed, or handed to an heir that asked); race
