@@ -1502,7 +1502,7 @@ mod crowding_tests {
     use super::*;
 
     /// The calibrated profile with two-acquisition windows that the test ends by hand.
-    enum ManualWindows {}
+    pub(super) enum ManualWindows {}
 
     impl AbsProfile for ManualWindows {
         const CHECK_INTERVAL: u64 = u64::MAX;
@@ -1696,16 +1696,8 @@ mod solo_word_tests {
         assert_eq!(release_over_a_marked_sleeper(&lock), 0, "off again: the release wakes");
     }
 
-    /// The calibrated profile (solo trial on) with two-acquisition windows that the test ends by hand.
-    enum TwoAcquisitionWindows {}
-
-    impl AbsProfile for TwoAcquisitionWindows {
-        const CHECK_INTERVAL: u64 = u64::MAX;
-        fn config() -> &'static AbsConfig {
-            static C: std::sync::OnceLock<AbsConfig> = std::sync::OnceLock::new();
-            C.get_or_init(|| AbsConfig { window: 2, ..*AbsConfig::calibrated() })
-        }
-    }
+    // The calibrated profile (solo trial on) with two-acquisition windows that the test ends by hand.
+    use super::crowding_tests::ManualWindows as TwoAcquisitionWindows;
 
     /// Two acquisitions with `waiting` threads faked in the register, then the window's end, as the
     /// holder does.
