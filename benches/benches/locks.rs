@@ -54,6 +54,11 @@ fn uncontended(c: &mut Criterion) {
     let m = lock_api::Mutex::<RawAbsLock<Calibrated>, u64>::new(0);
     m.set_solo(true);
     g.bench_function("abs-after-solo", |b| b.iter(|| *black_box(&m).lock() += 1));
+    // The quiet regime's ablation: every release an RMW, as before round 13.
+    uncontended_one::<lock_api::Mutex<RawAbsLock<abslock_benches::ablations::NoQuiet>, u64>>(
+        "abs-no-quiet",
+        &mut g,
+    );
     g.finish();
 }
 

@@ -21,14 +21,15 @@
 //! has a spare core); and the experimental `abs-solo` (`AbsProfile::SOLO_RECHECK_US` 1000: waiters park at
 //! once, releases wake nobody, one thread runs alone between starvation hand-offs), `abs-no-solo`
 //! (`solo_recheck_us: 0`, no solo trial) and `abs-direct-handoff` (`AbsProfile::DIRECT_HANDOFF`: the
-//! starvation bound hands the lock to the oldest sleeper while it is still asleep, rounds 2-9).
+//! starvation bound hands the lock to the oldest sleeper while it is still asleep, rounds 2-9) and
+//! `abs-no-quiet` (`AbsProfile::QUIET` false: no quiet regime, every release an RMW, rounds 1-12).
 //! Ours.
 
 use abslock::{
     AbsConfig, AbsProfile, Calibrated, RawAbsLock, RawBackoffLock, RawCasSpinLock, RawSpinLock, RocketMq,
 };
 use abslock_benches::ablations::{
-    DirectHandoff, NoSoloTrial, ParkWhenUncrowded, Solo, SpinWhenCrowded, YieldWhenCrowded,
+    DirectHandoff, NoQuiet, NoSoloTrial, ParkWhenUncrowded, Solo, SpinWhenCrowded, YieldWhenCrowded,
 };
 use abslock_benches::counter::{Counter, bump_pool};
 use abslock_benches::cpu::process_ns;
@@ -90,6 +91,7 @@ const STRATEGIES: &[(&str, Runner)] = &[
     ("abs-solo", sample::<lock_api::Mutex<RawAbsLock<Solo>, u64>>),
     ("abs-no-solo", sample::<lock_api::Mutex<RawAbsLock<NoSoloTrial>, u64>>),
     ("abs-direct-handoff", sample::<lock_api::Mutex<RawAbsLock<DirectHandoff>, u64>>),
+    ("abs-no-quiet", sample::<lock_api::Mutex<RawAbsLock<NoQuiet>, u64>>),
     ("std", sample::<std::sync::Mutex<u64>>),
     ("spin-crate", sample::<spin::Mutex<u64>>),
 ];

@@ -69,6 +69,18 @@ impl AbsProfile for DirectHandoff {
     }
 }
 
+/// The calibrated config without the quiet regime (`AbsProfile::QUIET` false): every release is an
+/// RMW, as in rounds 1-12 (sweep strategy `abs-no-quiet`).
+#[derive(Debug)]
+pub enum NoQuiet {}
+
+impl AbsProfile for NoQuiet {
+    const QUIET: bool = false;
+    fn config() -> &'static AbsConfig {
+        AbsConfig::calibrated()
+    }
+}
+
 /// The calibrated config with `park_only_when_crowded: false`: spin mode switches to park mode whenever
 /// k runs out at `k_max` too often, as RocketMQ's rule does, even when every waiter has a spare core
 /// (round 5's lock; sweep strategy `abs-park`).

@@ -63,6 +63,7 @@ pub fn traced_window(
         Strategy::AbsPark => run.with(|| <abslock::RawAbsLock<crate::ablations::ParkWhenUncrowded>>::INIT),
         Strategy::AbsSolo => run.with(|| <abslock::RawAbsLock<crate::ablations::Solo>>::INIT),
         Strategy::AbsNoSolo => run.with(|| <abslock::RawAbsLock<crate::ablations::NoSoloTrial>>::INIT),
+        Strategy::AbsNoQuiet => run.with(|| <abslock::RawAbsLock<crate::ablations::NoQuiet>>::INIT),
         Strategy::AbsDirectHandoff => {
             run.with(|| <abslock::RawAbsLock<crate::ablations::DirectHandoff>>::INIT)
         }

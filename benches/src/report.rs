@@ -351,11 +351,19 @@ fn abs_summary(o: &mut String, rows: &[&CellResult], cores: usize) {
 }
 
 /// The ABS variants `abs` is paired with directly in [`abs_variants`].
-const ABS_VARIANTS: [&str; 7] =
-    ["abs-rocketmq", "abs-yield", "abs-spin", "abs-park", "abs-solo", "abs-no-solo", "abs-direct-handoff"];
+const ABS_VARIANTS: [&str; 8] = [
+    "abs-rocketmq",
+    "abs-yield",
+    "abs-spin",
+    "abs-park",
+    "abs-solo",
+    "abs-no-solo",
+    "abs-direct-handoff",
+    "abs-no-quiet",
+];
 
 /// `abs` and its variants, in the order the ABS tables list them.
-const ABS_FAMILY: [&str; 8] = [
+const ABS_FAMILY: [&str; 9] = [
     "abs",
     "abs-rocketmq",
     "abs-yield",
@@ -364,6 +372,7 @@ const ABS_FAMILY: [&str; 8] = [
     "abs-solo",
     "abs-no-solo",
     "abs-direct-handoff",
+    "abs-no-quiet",
 ];
 
 /// `abs` against each ABS variant of the run, paired per round in each cell: an ablation differs from

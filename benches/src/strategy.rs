@@ -52,6 +52,10 @@ pub enum Strategy {
     /// at the starvation bound ([`crate::ablations::DirectHandoff`], rounds 2-9): an ablation, not in the
     /// default lists.
     AbsDirectHandoff,
+    /// `abs-no-quiet`: `abslock::RawAbsLock` with the calibrated config and no quiet regime
+    /// ([`crate::ablations::NoQuiet`]: every release is an RMW, rounds 1-12): an ablation, not in the
+    /// default lists.
+    AbsNoQuiet,
     /// `parking_lot`: `parking_lot::RawMutex` (peer).
     ParkingLot,
     /// `std`: `std::sync::Mutex<()>` (peer).
@@ -94,6 +98,7 @@ pub const ALL_STRATEGIES: &[Strategy] = &[
     Strategy::AbsSolo,
     Strategy::AbsNoSolo,
     Strategy::AbsDirectHandoff,
+    Strategy::AbsNoQuiet,
     Strategy::ParkingLot,
     Strategy::Std,
     Strategy::SpinCrate,
@@ -115,7 +120,7 @@ pub enum StrategyError {
     /// The name is none of the known strategies.
     #[error(
         "unknown strategy `{0}`: expected one of cas-spin, spin, backoff-k<N> (e.g. backoff-k100), \
-         abs, abs-rocketmq, abs-yield, abs-spin, abs-park, abs-solo, abs-no-solo, abs-direct-handoff, parking_lot, std, spin-crate, sequencer, combining"
+         abs, abs-rocketmq, abs-yield, abs-spin, abs-park, abs-solo, abs-no-solo, abs-direct-handoff, abs-no-quiet, parking_lot, std, spin-crate, sequencer, combining"
     )]
     Unknown(String),
     /// `backoff-k<N>` with an N that is not a number in `0..=MAX_BACKOFF_K`.
@@ -138,6 +143,7 @@ impl Strategy {
             Strategy::AbsSolo => "abs-solo".into(),
             Strategy::AbsNoSolo => "abs-no-solo".into(),
             Strategy::AbsDirectHandoff => "abs-direct-handoff".into(),
+            Strategy::AbsNoQuiet => "abs-no-quiet".into(),
             Strategy::ParkingLot => "parking_lot".into(),
             Strategy::Std => "std".into(),
             Strategy::SpinCrate => "spin-crate".into(),
@@ -179,6 +185,7 @@ impl FromStr for Strategy {
             "abs-solo" => Strategy::AbsSolo,
             "abs-no-solo" => Strategy::AbsNoSolo,
             "abs-direct-handoff" => Strategy::AbsDirectHandoff,
+            "abs-no-quiet" => Strategy::AbsNoQuiet,
             "parking_lot" => Strategy::ParkingLot,
             "std" => Strategy::Std,
             "spin-crate" => Strategy::SpinCrate,

@@ -111,6 +111,40 @@ pub(crate) fn deadline_passed_after_park(_: Deadline) -> bool {
     true
 }
 
+#[cfg(not(abslock_loom))]
+std::thread_local! {
+    /// The lock (its parking key) whose last acquisition on this thread was in the quiet regime, or 0:
+    /// a hint that lets that lock's release skip its RMW without reading the lock's lines first. The
+    /// holder confirms it on the lock before trusting it (a guard may be unlocked on another thread). A
+    /// `const` `Cell` without a destructor: one thread-local load or store, valid while the thread exits.
+    static QUIET_HELD: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+#[cfg(abslock_loom)]
+loom::thread_local! {
+    /// The same hint under loom, as a loom thread-local so the models run the release's real choice.
+    static QUIET_HELD: std::cell::Cell<usize> = std::cell::Cell::new(0);
+}
+
+/// Records that this thread took the lock with parking key `key` in the quiet regime.
+#[inline]
+pub(crate) fn quiet_hint_set(key: usize) {
+    QUIET_HELD.with(|c| c.set(key));
+}
+
+/// Whether this thread's last quiet acquisition was of the lock with parking key `key`; clears the hint
+/// if so.
+#[inline]
+pub(crate) fn quiet_hint_take(key: usize) -> bool {
+    QUIET_HELD.with(|c| {
+        let mine = c.get() == key;
+        if mine {
+            c.set(0);
+        }
+        mine
+    })
+}
+
 /// Microseconds since a process-wide origin (the first call), for the starvation bound's period.
 #[cfg(not(abslock_loom))]
 pub(crate) fn now_us() -> u64 {

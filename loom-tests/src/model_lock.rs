@@ -39,6 +39,9 @@ pub enum Adaptive {}
 
 impl AbsProfile for Adaptive {
     const CHECK_INTERVAL: u64 = 1;
+    // Its first window would start the quiet regime, whose sleepers re-check instead of parking until
+    // woken: these models are about the parking path, and `Quiet` models the regime.
+    const QUIET: bool = false;
     fn config() -> &'static AbsConfig {
         static C: AbsConfig = AbsConfig {
             k_init: 1,
@@ -148,6 +151,21 @@ impl AbsProfile for SoloImpatient {
     const SOLO_RECHECK_US: u32 = 1;
     fn config() -> &'static AbsConfig {
         static C: AbsConfig = AbsConfig { starve_after_us: 0, ..SMALL_SPIN };
+        &C
+    }
+}
+
+/// `SmallSpin` whose first acquisition ends a window (window 1, checked at every acquisition), so the
+/// lock enters the quiet regime before any other thread comes: releases are plain stores, waiters out of
+/// spins sleep with a re-check (a timed park, modelled as timing out at once), and the first acquisition
+/// or release that sees a waiter ends the regime.
+#[derive(Debug)]
+pub enum Quiet {}
+
+impl AbsProfile for Quiet {
+    const CHECK_INTERVAL: u64 = 1;
+    fn config() -> &'static AbsConfig {
+        static C: AbsConfig = AbsConfig { window: 1, ..SMALL_SPIN };
         &C
     }
 }

@@ -57,7 +57,8 @@ struct RunArgs {
     /// abs-yield (ablation: crowded_spins 0), abs-spin (ablation: crowded_trial false), abs-park
     /// (ablation: park_only_when_crowded false), abs-solo (ablation: the solo restriction always on),
     /// abs-no-solo (ablation: no solo trial, the regime never on), abs-direct-handoff (ablation: the
-    /// starvation bound hands the lock to a sleeper directly), parking_lot, std, spin-crate,
+    /// starvation bound hands the lock to a sleeper directly), abs-no-quiet (ablation: no quiet regime,
+    /// every release an RMW), parking_lot, std, spin-crate,
     /// sequencer, combining (parking_lot is always added: every ratio pairs with it) [default
     /// lock-bound: cas-spin,spin,backoff-k100,abs,abs-rocketmq,parking_lot,std,sequencer,combining; store:
     /// cas-spin,abs,abs-rocketmq,parking_lot,std,sequencer,combining].

@@ -13,8 +13,8 @@ const _: () = assert!(TRIAL_PERIOD <= 256, "the trial clock keeps the cycle posi
 use crate::holder_counter::HolderCounter;
 use crate::sync::{
     AtomicBool, AtomicU32, AtomicU64, Deadline, OnceLock, Ordering, ParkQueue, Parked, TraceMutex,
-    deadline_passed, deadline_passed_after_park, loom_const_fn, now_us, recheck_deadline, spin_loop,
-    yield_now,
+    deadline_passed, deadline_passed_after_park, loom_const_fn, now_us, quiet_hint_set, quiet_hint_take,
+    recheck_deadline, spin_loop, yield_now,
 };
 
 /// Lock word bit: held.
@@ -39,6 +39,14 @@ const GIVEN: u32 = 16;
 /// parking_lot's time there against 0.75-0.82x with this bit, in two paired runs of three (`docs/abs.md`,
 /// round 12). Ours.
 const SOLO: u32 = 32;
+/// Lock word bit: the quiet regime runs. The last window saw no waiter, so the holder releases with a
+/// plain store of `QUIET` instead of an RMW: a locked RMW waits for the critical section's stores to
+/// drain, which a plain store does not (a spin lock's release). Only a holder sets it (one CAS from
+/// exactly `LOCKED`, at a window's end) or clears it (a plain store, at the first acquisition that sees
+/// a waiter), and while it is set nobody else changes a held word: a waiter never sets `PARKED`,
+/// `AWAKE` or `HEIR` on it, and one out of spins and yields sleeps with a re-check instead, which the
+/// holder that ends the regime cuts short. Ours.
+const QUIET: u32 = 64;
 
 /// Unpark token: the lock was released as you were woken (freed, or handed to an heir that asked); race
 /// for it.
@@ -227,6 +235,12 @@ struct Busy {
     /// once and cleared at most once per window. It sits beside the register the holder reads at every
     /// acquisition, so checking it costs no other line.
     crowded: AtomicBool,
+    /// The quiet regime runs (`QUIET` is in the lock word): holder-only, changed together with the bit,
+    /// so a holder reads the regime here, on the line it writes anyway, and not from the lock word.
+    quiet: AtomicBool,
+    /// A contended acquisition (through the slow path) happened in this window: holder-only, cleared at
+    /// the window's end; such a window does not start the quiet regime.
+    contended_window: AtomicBool,
     acquisitions: HolderCounter,
     waiters_seen: HolderCounter,
     /// Microseconds (since [`now_us`]'s origin) after which a release over sleepers wakes an heir; 0 until
@@ -295,6 +309,8 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 busy: Busy {
                     waiters: AtomicU32::new(0),
                     crowded: AtomicBool::new(false),
+                    quiet: AtomicBool::new(false),
+                    contended_window: AtomicBool::new(false),
                     acquisitions: HolderCounter::new(),
                     waiters_seen: HolderCounter::new(),
                     fair_at: HolderCounter::new(),
@@ -395,6 +411,26 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// The caller holds the lock.
     #[inline]
     pub(crate) unsafe fn raw_unlock(&self) {
+        // Quiet: this thread took the lock in the quiet regime (the hint, a thread-local) and the regime
+        // still runs (the holder-only flag on the busy line, which the acquisition wrote to): nobody else
+        // changes a held quiet word, so with no waiter registered a plain store releases it. A waiter
+        // registered ends the regime here, so the release below wakes it (one that registers after the
+        // load sleeps with a re-check). Without the hint nothing of the lock is read before the CAS
+        // below; a quiet word reaching it is released by `unlock_from`.
+        if quiet_hint_take(self.key()) && self.busy.quiet.load(Ordering::Relaxed) {
+            if self.busy.waiters.load(Ordering::Relaxed) == 0 {
+                debug_assert_eq!(self.hot.state.load(Ordering::Relaxed), LOCKED | QUIET);
+                #[cfg(not(abslock_loom))]
+                self.hot.state.store(QUIET, Ordering::Release);
+                // loom 0.7 lets a plain store fall between the read and the write of another thread's
+                // RMW (a newcomer's `lock bts` on the held word), which C11 and the hardware forbid
+                // (tokio-rs/loom#254), so the models release with a swap writing the same word.
+                #[cfg(abslock_loom)]
+                self.hot.state.swap(QUIET, Ordering::Release);
+                return;
+            }
+            self.leave_quiet();
+        }
         // Nobody else's bit in the word: one CAS from exactly `LOCKED`, with nothing before it. Reading
         // the word first cost 3.5-5.6 ns on the round-11 Intel VM, where a load between two RMWs on one
         // line waits for the first (`examples/release_instructions.rs`: `lock bts`, load, CAS 1.13-1.21x
@@ -460,6 +496,10 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// # Safety
     /// The caller holds the lock.
     pub(crate) unsafe fn raw_unlock_fair(&self) {
+        if self.busy.quiet.load(Ordering::Relaxed) {
+            // A fair unlock hands over to a sleeper, and quiet sleepers wait for no release.
+            self.leave_quiet();
+        }
         if !self.cas_release(LOCKED, 0) {
             self.hand_off();
         }
@@ -572,6 +612,9 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// `SOLO`, which this holder's own release reads next (one RMW per switch of the regime).
     fn mirror_solo(&self, on: bool) {
         debug_assert!(self.raw_is_locked(), "only the holder switches the regime");
+        if on && self.busy.quiet.load(Ordering::Relaxed) {
+            self.leave_quiet();
+        }
         if on {
             self.hot.state.fetch_or(SOLO, Ordering::Relaxed);
         } else {
@@ -617,6 +660,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
         AbsStats {
             crowded_yield: raw & POLICY_CROWDED_YIELD != 0,
             solo: P::SOLO_RECHECK_US > 0 || raw & POLICY_SOLO != 0,
+            quiet: b.quiet.load(Ordering::Relaxed),
             acquisitions: b.acquisitions.get(),
             contended: b.contended.get(),
             spins: b.spins.get(),
@@ -682,6 +726,13 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 self.mark_if_crowded(waiting);
             }
         }
+        if b.quiet.load(Ordering::Relaxed) {
+            if waiting == 0 {
+                quiet_hint_set(self.key());
+            } else {
+                self.leave_quiet();
+            }
+        }
         if n.is_multiple_of(P::CHECK_INTERVAL) {
             self.end_window(n);
         }
@@ -697,6 +748,53 @@ impl<P: AbsProfile> RawAbsLock<P> {
         debug_assert!(self.raw_is_locked(), "only the holder marks the window");
         if waiting >= cores() {
             self.busy.crowded.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Holder-only: ends the quiet regime (a waiter showed up): clears `QUIET` (one RMW), drops this thread's hint, and wakes every thread sleeping with a
+    /// re-check, so each waits in the usual way. A thread validating its sleep after the store sees the
+    /// word without `QUIET` and does not sleep; one that validated before is queued and woken here
+    /// (both under the queue lock).
+    #[cold]
+    fn leave_quiet(&self) {
+        debug_assert_eq!(self.hot.state.load(Ordering::Relaxed), LOCKED | QUIET, "a held quiet word");
+        self.busy.quiet.store(false, Ordering::Relaxed);
+        // An RMW, not a plain store: it is off the fast path, and a newcomer's `lock bts` on the held
+        // word is an RMW too, so no ordering argument is needed beyond RMW atomicity.
+        self.hot.state.fetch_and(!QUIET, Ordering::Relaxed);
+        quiet_hint_take(self.key());
+        if self.busy.waiters.load(Ordering::Relaxed) >= WAITER {
+            self.wake_all_to_recheck();
+        }
+    }
+
+    /// Holder-only, at a window's end: starts the quiet regime if the window saw no waiter and no
+    /// contended acquisition, no thread waits now, and the word holds nothing but `LOCKED` (one CAS,
+    /// which a waiter setting a bit meanwhile makes fail).
+    fn enter_quiet_if_idle(&self, seen: u64, solo: bool) {
+        let b = &self.busy;
+        let contended = b.contended_window.load(Ordering::Relaxed);
+        if contended {
+            b.contended_window.store(false, Ordering::Relaxed);
+        }
+        if !P::QUIET
+            || solo
+            || contended
+            || seen != 0
+            || P::SOLO_RECHECK_US > 0
+            || b.quiet.load(Ordering::Relaxed)
+            || b.waiters.load(Ordering::Relaxed) != 0
+        {
+            return;
+        }
+        if self
+            .hot
+            .state
+            .compare_exchange(LOCKED, LOCKED | QUIET, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+        {
+            b.quiet.store(true, Ordering::Relaxed);
+            quiet_hint_set(self.key());
         }
     }
 
@@ -750,6 +848,8 @@ impl<P: AbsProfile> RawAbsLock<P> {
             };
             let mut state = self.hot.state.load(Ordering::Relaxed);
             let (mut spun, mut burst, mut yielded) = (0_u32, 1_u32, 0_u32);
+            // Out of spins and yields under the quiet regime: sleep with a re-check (no release wakes).
+            let mut quiet = false;
             // RocketMQ's "r": this round's k spins ran out without the lock.
             let count_run_out = |tally: &mut WaitTally| {
                 if spins_k && spin_budget > 0 {
@@ -816,6 +916,14 @@ impl<P: AbsProfile> RawAbsLock<P> {
                     state = self.hot.state.load(Ordering::Relaxed);
                     continue;
                 }
+                if state & QUIET != 0 {
+                    // Nobody may change a held quiet word, so no `PARKED`: sleep with a re-check, which
+                    // the holder that sees this thread registered ends the regime and cuts short.
+                    debug_assert!(!awake, "`AWAKE` is never set while the regime runs");
+                    quiet = true;
+                    count_run_out(&mut tally);
+                    break;
+                }
                 // Out of spins and yields: announce a sleeper and park.
                 // Before sleeping, give up `AWAKE` in the same CAS, so an unlock after it wakes someone.
                 let next = (state | PARKED) & !mine;
@@ -847,7 +955,11 @@ impl<P: AbsProfile> RawAbsLock<P> {
             let validate = || {
                 self.busy.waiters.fetch_sub(ACTIVE, Ordering::Relaxed);
                 let s = self.hot.state.load(Ordering::Relaxed);
-                let sleep = s & (LOCKED | PARKED) == LOCKED | PARKED && (solo || !self.solo_now());
+                let sleep = if quiet {
+                    s & (LOCKED | QUIET) == LOCKED | QUIET
+                } else {
+                    s & (LOCKED | PARKED) == LOCKED | PARKED && (solo || !self.solo_now())
+                };
                 if !sleep {
                     self.busy.waiters.fetch_add(ACTIVE, Ordering::Relaxed);
                 }
@@ -859,13 +971,16 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 }
             };
             tally.parks += 1;
-            let park_deadline =
-                if solo { Some(recheck_deadline(self.solo_recheck_period(cfg), deadline)) } else { deadline };
+            let park_deadline = if solo || quiet {
+                Some(recheck_deadline(self.solo_recheck_period(cfg), deadline))
+            } else {
+                deadline
+            };
             let parked = self.hot.queue.park(self.key(), validate, timed_out, TOKEN_WAITING, park_deadline);
             // Gave up for good: leave passive, so no unlock counts on this thread to take the lock. A solo
             // re-check that is not the caller's own deadline is not giving up.
-            let gave_up =
-                parked == Parked::TimedOut && (!solo || deadline.is_some_and(deadline_passed_after_park));
+            let gave_up = parked == Parked::TimedOut
+                && (!(solo || quiet) || deadline.is_some_and(deadline_passed_after_park));
             if parked != Parked::Invalid && !gave_up {
                 self.busy.waiters.fetch_add(ACTIVE, Ordering::Relaxed);
             }
@@ -908,6 +1023,11 @@ impl<P: AbsProfile> RawAbsLock<P> {
         // RMW above; the rare line is touched only after a park.
         let b = &self.busy;
         b.contended.add(1);
+        b.contended_window.store(true, Ordering::Relaxed);
+        if b.quiet.load(Ordering::Relaxed) {
+            // A waiter got the lock: the lock is contended, so the regime ends here.
+            self.leave_quiet();
+        }
         b.spins.add(tally.spins);
         b.yields.add(tally.yields);
         b.run_outs.add(tally.run_outs);
@@ -1063,7 +1183,9 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 }
                 continue;
             }
-            if !asked && state & (HEIR | GIVEN) == 0 {
+            // Under the quiet regime nobody may change a held word: wait for it to be free (this thread is
+            // registered, so the next acquisition ends the regime).
+            if !asked && state & (HEIR | GIVEN | QUIET) == 0 {
                 match self.hot.state.compare_exchange_weak(
                     state,
                     state | HEIR,
@@ -1271,6 +1393,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 self.wake_all_to_recheck();
             }
         }
+        self.enter_quiet_if_idle(seen, solo);
         if window.crowded {
             self.busy.crowded.store(false, Ordering::Relaxed);
         }
@@ -1774,6 +1897,10 @@ mod layout_tests {
         assert_eq!(line(core::ptr::from_ref(&lock.rare.trace).addr()), 3);
     }
 }
+
+#[cfg(all(test, not(abslock_loom)))]
+#[path = "quiet_tests.rs"]
+mod quiet_tests;
 
 #[cfg(all(test, not(abslock_loom)))]
 mod starvation_tests {

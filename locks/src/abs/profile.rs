@@ -68,6 +68,13 @@ pub trait AbsProfile: 'static {
     /// the difference (`abs-direct-handoff`); no shipped profile sets it. Ours.
     const DIRECT_HANDOFF: bool = false;
 
+    /// Whether the lock may run the quiet regime: after a window of acquisitions in which no thread
+    /// waited, the holder releases with a plain store instead of an RMW, until an acquisition or a
+    /// release sees a waiter (`QUIET` in [`RawAbsLock`](crate::RawAbsLock)'s lock word). Default true;
+    /// false for the ablation that measures it (`abs-no-quiet`) and for model profiles that must keep
+    /// their waiters on the parking path. Ours.
+    const QUIET: bool = true;
+
     /// The configuration; called on slow paths, at window ends, and on releases over sleepers only
     /// when the starvation bound is checked (the first, then one in 256). It should return the same
     /// `starve_after_us` for the life of the locks that use it: a lock keeps a bound of 0 or none once

@@ -64,6 +64,9 @@ pub struct AbsStats {
     /// trial's setting ([`decide_solo`](crate::decide_solo)), [`set_solo`](crate::RawAbsLock::set_solo)'s, or
     /// the profile's ([`AbsProfile::SOLO_RECHECK_US`](crate::AbsProfile::SOLO_RECHECK_US)).
     pub solo: bool,
+    /// Whether the quiet regime runs right now: the last window saw no waiter, so a release is a plain
+    /// store (no RMW) until a waiter shows up (ours; see [`RawAbsLock`](crate::RawAbsLock)).
+    pub quiet: bool,
 }
 
 /// One policy decision, recorded when tracing is on ([`enable_trace`](crate::RawAbsLock::enable_trace)).
