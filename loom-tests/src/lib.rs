@@ -9,8 +9,8 @@
 //! ```
 //!
 //! Cost on the project's 2-core machine: about 30 s to build loom and the crate, then under 10 s for
-//! all 44 models (ABS 3-thread models explore ~2 300 executions each at two preemptions; the solo ones run
-//! at one, see `ModelLock::BUSY_WAITS`).
+//! all 47 models (ABS 3-thread models explore ~2 300 executions each at two preemptions; the solo ones run
+//! at one, see `ModelLock::BUSY_WAITS`, and so do the quiet-regime ones).
 //!
 //! Models drive every raw lock through `abslock::ModelLock` (the bodies of the `lock_api` methods,
 //! which exist only in loom builds), re-exported here; this crate adds the ABS profiles the models use.

@@ -127,6 +127,14 @@ const MAX_BURST: u32 = 64;
 /// | `LOCKED\|HEIR` (and any of `PARKED`, `AWAKE`) | held; the heir is running and asks for the lock | the release hands it to the heir (`GIVEN`) instead of freeing it |
 /// | `LOCKED\|GIVEN` (and any of `PARKED`, `AWAKE`) | held by the heir, which clears `GIVEN` as it returns from `lock` | nobody else |
 /// | `+ SOLO` (any row) | the solo regime runs (set and cleared by the holder that switches it; a window with under 0.5 waiters per acquisition clears it until a busier one) | over sleepers, the release wakes nobody (a failed CAS from `LOCKED`, then one CAS, both inlined) |
+/// | `LOCKED\|QUIET` or `QUIET` | the quiet regime runs: the last window saw no waiter (only ever with `LOCKED` or alone; set by a holder's CAS from exactly `LOCKED` at a window's end, cleared by the first acquisition or release that sees a waiter) | the release is a plain store of `QUIET`, no RMW; nobody else writes a held quiet word, so a waiter out of spins and yields sleeps with a re-check instead of setting `PARKED` |
+///
+/// **Quiet regime** (round 13). A locked RMW waits for the critical section's stores to drain; a plain
+/// store, a spin lock's release, does not. A parking lock needs the RMW only to see a sleeper, so after
+/// a window in which no thread waited the holder sets `QUIET` and releases with a plain store, until an
+/// acquisition or a release sees a waiter registered. The acquiring thread keeps a thread-local hint
+/// naming the lock it took in the regime, so a release outside the regime reads nothing of the lock
+/// before its CAS; a hinted release confirms the regime on the busy line, which the acquisition wrote.
 ///
 /// Acquire costs the holder one RMW whatever `PARKED` and `AWAKE` say. The release is one CAS from
 /// exactly `LOCKED` with nothing read before it, and, when the word holds more, a second CAS from the
@@ -181,8 +189,8 @@ const MAX_BURST: u32 = 64;
 /// # Layout (`size_of` = 256 bytes, align 64)
 /// Four 64-byte lines, so no counter write or waiter RMW touches the lock word's line, and an acquisition
 /// touches two lines: (1) the lock word and the policy word (the policy changes once per window at
-/// most); (2) the busy line: the waiter register (RMWs by waiters), the window's crowded flag and the
-/// counters the holder writes at every acquisition or contended acquisition (plain stores), so a change
+/// most); (2) the busy line: the waiter register (RMWs by waiters), the window's crowded flag, the
+/// quiet regime's two holder-only flags and the counters the holder writes at every acquisition or contended acquisition (plain stores), so a change
 /// of holder moves this line and the lock word's and no third; (3, 4) what is written at most once per
 /// window, after a park or by a waiter giving up: the window's and the trials' state, the park and
 /// hand-off counts, the rare RMW counters and the trace pointer. A waiter keeps its tally in registers
@@ -1887,6 +1895,8 @@ mod layout_tests {
         for field in [
             core::ptr::from_ref(&lock.busy.waiters).addr(),
             core::ptr::from_ref(&lock.busy.crowded).addr(),
+            core::ptr::from_ref(&lock.busy.quiet).addr(),
+            core::ptr::from_ref(&lock.busy.contended_window).addr(),
             core::ptr::from_ref(&lock.busy.acquisitions).addr(),
             core::ptr::from_ref(&lock.busy.fair_at).addr(),
             core::ptr::from_ref(&lock.busy.run_outs).addr(),
