@@ -7,7 +7,7 @@
 #![cfg(abslock_loom)]
 
 use abslock::{Mode, RawAbsLock};
-use abslock_loom_tests::{Adaptive, Impatient, ImpatientDirect, ModelLock, Solo};
+use abslock_loom_tests::{Adaptive, Impatient, ImpatientDirect, ModelLock, Quiet, Solo};
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::thread;
@@ -192,4 +192,15 @@ fn solo_timed_lock_gives_up_or_takes_it_and_strands_nobody() {
     b.preemption_bound = Some(1);
     b.max_branches = 100_000;
     b.check(|| timed_lock_beside_a_sleeper::<Solo>(false));
+}
+
+/// The same under the quiet regime (`Quiet`: the main thread's first acquisition starts it): waiters out
+/// of spins sleep with a re-check instead of setting `PARKED`, and the holder's release, a plain store
+/// while nobody is registered, must still leave nobody stranded. At one preemption, as above.
+#[test]
+fn quiet_timed_lock_gives_up_or_takes_it_and_strands_nobody() {
+    let mut b = loom::model::Builder::new();
+    b.preemption_bound = Some(1);
+    b.max_branches = 100_000;
+    b.check(|| timed_lock_beside_a_sleeper::<Quiet>(false));
 }

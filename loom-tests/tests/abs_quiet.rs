@@ -75,38 +75,6 @@ fn quiet_release_racing_two_waiters_keeps_exclusion_and_strands_nobody() {
     });
 }
 
-/// A timed lock and a plain one wait on a quiet holder: the timed one takes the lock or gives up, and
-/// nobody is stranded.
-#[test]
-fn quiet_timed_lock_gives_up_or_takes_it_and_strands_nobody() {
-    checked(|| {
-        let g = Guarded::held_in_quiet();
-        let timed = {
-            let g = Arc::clone(&g);
-            thread::spawn(move || {
-                let got = g.lock.model_lock_timed();
-                if got {
-                    g.bump();
-                    // SAFETY: the timed lock succeeded.
-                    unsafe { g.lock.release() };
-                }
-                u32::from(got)
-            })
-        };
-        let plain = {
-            let g = Arc::clone(&g);
-            thread::spawn(move || increment(&g))
-        };
-        g.bump();
-        // SAFETY: acquired in `held_in_quiet`.
-        unsafe { g.lock.release() };
-        let timed_got = timed.join().unwrap();
-        plain.join().unwrap();
-        assert_eq!(g.total(), 2 + timed_got);
-        assert!(!g.lock.is_held());
-    });
-}
-
 /// `unlock_fair` from a quiet holder ends the regime and hands over to a waiter or frees the lock.
 #[test]
 fn quiet_fair_release_hands_over_or_frees() {

@@ -1832,7 +1832,7 @@ mod solo_word_tests {
 
     /// Two acquisitions with `waiting` threads faked in the register, then the window's end, as the
     /// holder does.
-    fn window_with_waiters(lock: &RawAbsLock<TwoAcquisitionWindows>, waiting: u32) {
+    pub(super) fn window_with_waiters(lock: &RawAbsLock<TwoAcquisitionWindows>, waiting: u32) {
         lock.busy.waiters.fetch_add(waiting * WAITER, Ordering::Relaxed);
         for _ in 0..2 {
             lock.raw_lock();

@@ -3,19 +3,12 @@
 //! states by polling the lock's registers, and no verdict depends on timing.
 
 use super::crowding_tests::ManualWindows;
+use super::solo_word_tests::window_with_waiters;
 use super::*;
 
 /// A full window of uncontended acquisitions, ended by hand while held; leaves the lock free.
 fn quiet_window(lock: &RawAbsLock<ManualWindows>) {
-    for _ in 0..2 {
-        lock.raw_lock();
-        // SAFETY: locked on the line above, by this thread.
-        unsafe { lock.raw_unlock() };
-    }
-    lock.raw_lock();
-    lock.end_window(lock.busy.acquisitions.get());
-    // SAFETY: locked above, by this thread.
-    unsafe { lock.raw_unlock() };
+    window_with_waiters(lock, 0);
 }
 
 fn word(lock: &RawAbsLock<ManualWindows>) -> u32 {
