@@ -20,7 +20,7 @@ unsafe impl<P: AbsProfile> lock_api::RawMutexFair for RawAbsLock<P> {
 
     #[inline]
     unsafe fn bump(&self, _guard: &mut Self::Guard) {
-        if self.has_parked() {
+        if self.bump_due() {
             // SAFETY: the trait's contract: we hold the lock, and take it again before returning.
             unsafe { self.raw_unlock_fair() };
             self.raw_lock();

@@ -42,8 +42,9 @@ const SOLO: u32 = 32;
 /// Lock word bit: the quiet regime runs. The last window saw no waiter, so the holder releases with a
 /// plain store of `QUIET` instead of an RMW: a locked RMW waits for the critical section's stores to
 /// drain, which a plain store does not (a spin lock's release). Only a holder sets it (one CAS from
-/// exactly `LOCKED`, at a window's end) or clears it (a plain store, at the first acquisition that sees
-/// a waiter), and while it is set nobody else changes a held word: a waiter never sets `PARKED`,
+/// exactly `LOCKED`, at a window's end) or clears it (one RMW, at the first acquisition or release that
+/// sees a waiter, a fair unlock, or a switch of the solo regime on), and while it is set nobody else
+/// changes a held word (a newcomer's `lock bts` rewrites the same value): a waiter never sets `PARKED`,
 /// `AWAKE` or `HEIR` on it, and one out of spins and yields sleeps with a re-check instead, which the
 /// holder that ends the regime cuts short. Ours.
 const QUIET: u32 = 64;
@@ -459,6 +460,12 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// The caller holds the lock.
     #[inline]
     unsafe fn unlock_from(&self, mut state: u32) {
+        // A quiet word without this thread's hint (a guard unlocked on another thread, or the hint
+        // taken by a nested quiet lock): end the regime if anyone waits, so its sleepers are woken.
+        if state & QUIET != 0 && self.busy.waiters.load(Ordering::Relaxed) >= WAITER {
+            self.leave_quiet();
+            state = self.hot.state.load(Ordering::Relaxed);
+        }
         // One test for both rare cases (a separate test for `HEIR` measured 1.08x parking_lot's
         // uncontended lock and unlock against 1.02x in round 10, when this test ran on every release).
         if state & (PARKED | HEIR) != 0 {
@@ -505,8 +512,11 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// The caller holds the lock.
     pub(crate) unsafe fn raw_unlock_fair(&self) {
         if self.busy.quiet.load(Ordering::Relaxed) {
-            // A fair unlock hands over to a sleeper, and quiet sleepers wait for no release.
-            self.leave_quiet();
+            // Quiet sleepers set no `PARKED`, so the CAS below would free the lock over them: hand over
+            // through the queue instead (it frees the lock if the queue is empty).
+            self.clear_quiet();
+            self.hand_off();
+            return;
         }
         if !self.cas_release(LOCKED, 0) {
             self.hand_off();
@@ -759,21 +769,37 @@ impl<P: AbsProfile> RawAbsLock<P> {
         }
     }
 
-    /// Holder-only: ends the quiet regime (a waiter showed up): clears `QUIET` (one RMW), drops this thread's hint, and wakes every thread sleeping with a
-    /// re-check, so each waits in the usual way. A thread validating its sleep after the store sees the
-    /// word without `QUIET` and does not sleep; one that validated before is queued and woken here
-    /// (both under the queue lock).
+    /// Holder-only: ends the quiet regime (a waiter showed up): [`clear_quiet`](Self::clear_quiet), then
+    /// wakes every thread sleeping with a re-check, so each waits in the usual way. A thread validating
+    /// its sleep after the RMW sees the word without `QUIET` and does not sleep; one that validated before
+    /// is queued and woken here (both under the queue lock). The wake-up does not depend on reading the
+    /// waiter register first: on a weakly ordered machine that read could miss a sleeper (it costs one
+    /// bucket lock per end of the regime).
     #[cold]
     fn leave_quiet(&self) {
+        self.clear_quiet();
+        self.wake_all_to_recheck();
+    }
+
+    /// Holder-only: clears `QUIET` (one RMW) and the busy line's flag, and drops this thread's hint.
+    #[cold]
+    fn clear_quiet(&self) {
         debug_assert_eq!(self.hot.state.load(Ordering::Relaxed), LOCKED | QUIET, "a held quiet word");
         self.busy.quiet.store(false, Ordering::Relaxed);
         // An RMW, not a plain store: it is off the fast path, and a newcomer's `lock bts` on the held
         // word is an RMW too, so no ordering argument is needed beyond RMW atomicity.
         self.hot.state.fetch_and(!QUIET, Ordering::Relaxed);
         quiet_hint_take(self.key());
-        if self.busy.waiters.load(Ordering::Relaxed) >= WAITER {
-            self.wake_all_to_recheck();
-        }
+    }
+
+    /// Whether a sleeper could use the lock: one is parked (`PARKED`), or a quiet sleeper may be (the
+    /// regime runs and a thread is registered). `RawMutexFair::bump` asks it.
+    #[cfg(not(abslock_loom))]
+    #[inline]
+    pub(crate) fn bump_due(&self) -> bool {
+        self.has_parked()
+            || (self.busy.quiet.load(Ordering::Relaxed)
+                && self.busy.waiters.load(Ordering::Relaxed) >= WAITER)
     }
 
     /// Holder-only, at a window's end: starts the quiet regime if the window saw no waiter and no

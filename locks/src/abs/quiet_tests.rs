@@ -100,3 +100,29 @@ fn a_stale_hint_is_not_trusted() {
     unsafe { lock.raw_unlock() };
     assert_eq!(word(&lock), SOLO, "released by the CAS, with no `QUIET` made up");
 }
+
+/// Quiet sleepers set no `PARKED`, yet `bump` must see them and a fair unlock must hand one the lock.
+#[test]
+fn a_fair_unlock_hands_the_lock_to_a_quiet_sleeper() {
+    let lock = RawAbsLock::<ManualWindows>::new();
+    quiet_window(&lock);
+    lock.raw_lock();
+    std::thread::scope(|s| {
+        let waiter = s.spawn(|| {
+            lock.raw_lock();
+            // SAFETY: locked on the line above, by this thread.
+            unsafe { lock.raw_unlock() };
+        });
+        while lock.sleepers() != 1 {
+            std::thread::yield_now();
+        }
+        assert!(lock.bump_due(), "a quiet sleeper is a reason to bump");
+        // SAFETY: locked above, by this thread.
+        unsafe { lock.raw_unlock_fair() };
+        waiter.join().unwrap();
+    });
+    let stats = lock.stats();
+    assert_eq!(stats.handoffs, 1, "handed over, not freed");
+    assert!(!stats.quiet);
+    assert_eq!(word(&lock), 0);
+}
