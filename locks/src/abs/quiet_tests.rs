@@ -52,10 +52,15 @@ fn a_window_without_waiters_starts_the_regime_and_a_waiter_ends_it() {
     assert!(lock.stats().quiet);
 }
 
-#[test]
-fn a_waiter_out_of_spins_sleeps_without_touching_a_quiet_word() {
-    let lock = RawAbsLock::<ManualWindows>::new();
-    quiet_window(&lock);
+/// Takes `lock` in the quiet regime, lets a second thread come to wait until it sleeps (with a
+/// re-check: counted in the slow path and not active), runs `while_asleep`, then releases the lock with
+/// `release` and joins the waiter, which takes the lock once and releases it.
+fn with_a_quiet_sleeper(
+    lock: &RawAbsLock<ManualWindows>,
+    while_asleep: impl FnOnce(),
+    release: unsafe fn(&RawAbsLock<ManualWindows>),
+) {
+    quiet_window(lock);
     lock.raw_lock();
     std::thread::scope(|s| {
         let waiter = s.spawn(|| {
@@ -63,15 +68,24 @@ fn a_waiter_out_of_spins_sleeps_without_touching_a_quiet_word() {
             // SAFETY: locked on the line above, by this thread.
             unsafe { lock.raw_unlock() };
         });
-        // Asleep with a re-check: counted in the slow path and not active.
         while lock.sleepers() != 1 {
             std::thread::yield_now();
         }
-        assert_eq!(word(&lock), LOCKED | QUIET, "no `PARKED` on a held quiet word");
-        // SAFETY: locked above, by this thread.
-        unsafe { lock.raw_unlock() };
+        while_asleep();
+        // SAFETY: locked above, by this thread; `release` is one of the lock's releases.
+        unsafe { release(lock) };
         waiter.join().unwrap();
     });
+}
+
+#[test]
+fn a_waiter_out_of_spins_sleeps_without_touching_a_quiet_word() {
+    let lock = RawAbsLock::<ManualWindows>::new();
+    with_a_quiet_sleeper(
+        &lock,
+        || assert_eq!(word(&lock), LOCKED | QUIET, "no `PARKED` on a held quiet word"),
+        RawAbsLock::raw_unlock,
+    );
     let stats = lock.stats();
     assert!(stats.parks >= 1);
     assert!(!stats.quiet);
@@ -105,22 +119,11 @@ fn a_stale_hint_is_not_trusted() {
 #[test]
 fn a_fair_unlock_hands_the_lock_to_a_quiet_sleeper() {
     let lock = RawAbsLock::<ManualWindows>::new();
-    quiet_window(&lock);
-    lock.raw_lock();
-    std::thread::scope(|s| {
-        let waiter = s.spawn(|| {
-            lock.raw_lock();
-            // SAFETY: locked on the line above, by this thread.
-            unsafe { lock.raw_unlock() };
-        });
-        while lock.sleepers() != 1 {
-            std::thread::yield_now();
-        }
-        assert!(lock.bump_due(), "a quiet sleeper is a reason to bump");
-        // SAFETY: locked above, by this thread.
-        unsafe { lock.raw_unlock_fair() };
-        waiter.join().unwrap();
-    });
+    with_a_quiet_sleeper(
+        &lock,
+        || assert!(lock.bump_due(), "a quiet sleeper is a reason to bump"),
+        RawAbsLock::raw_unlock_fair,
+    );
     let stats = lock.stats();
     assert_eq!(stats.handoffs, 1, "handed over, not freed");
     assert!(!stats.quiet);
