@@ -1,8 +1,8 @@
 //! ABS's hand-off paths: the starvation bound (a release over sleepers, once the bound is due, wakes the
 //! oldest as the heir and releases; the heir takes the free lock or asks to be handed it at the next
 //! release; `ImpatientDirect` keeps the direct hand-off, the lock never free), `unlock_fair`, and a timed
-//! lock that gives up while others sleep. With `Impatient` the bound is always due, so every release
-//! over a sleeper wakes an heir. A lost wake-up shows as a loom deadlock;
+//! lock that gives up while others sleep, each also under the quiet regime (`Quiet`). With `Impatient`
+//! the bound is always due, so every release over a sleeper wakes an heir. A lost wake-up shows as a loom deadlock;
 //! two holders as a concurrent access to the cell.
 #![cfg(abslock_loom)]
 
@@ -47,6 +47,7 @@ fn sleepers_at_the_bound<P: abslock::AbsProfile>() {
     let g = Guarded::<P>::new();
     g.lock.set_mode(Mode::Park);
     g.lock.acquire();
+    assert_quiet_if_due(&g.lock);
     let waiters: Vec<_> = (0..2)
         .map(|_| {
             let g = Arc::clone(&g);
@@ -119,28 +120,31 @@ fn heir_is_handed_the_lock_by_a_fair_release() {
 }
 
 /// `unlock_fair` hands the lock to a sleeper (the bound never comes due here), racing a newcomer.
+fn fair_release_beside_a_sleeper<P: abslock::AbsProfile>() {
+    let g = Guarded::<P>::new();
+    g.lock.set_mode(Mode::Park);
+    g.lock.acquire();
+    assert_quiet_if_due(&g.lock);
+    let sleeper = {
+        let g = Arc::clone(&g);
+        thread::spawn(move || increment(&g))
+    };
+    let newcomer = {
+        let g = Arc::clone(&g);
+        thread::spawn(move || increment(&g))
+    };
+    g.bump();
+    // SAFETY: acquired above.
+    unsafe { g.lock.model_unlock_fair() };
+    sleeper.join().unwrap();
+    newcomer.join().unwrap();
+    assert_eq!(g.total(), 3);
+    assert!(!g.lock.is_held());
+}
+
 #[test]
 fn unlock_fair_hands_over_or_frees() {
-    loom::model(|| {
-        let g = Guarded::<Adaptive>::new();
-        g.lock.set_mode(Mode::Park);
-        g.lock.acquire();
-        let sleeper = {
-            let g = Arc::clone(&g);
-            thread::spawn(move || increment(&g))
-        };
-        let newcomer = {
-            let g = Arc::clone(&g);
-            thread::spawn(move || increment(&g))
-        };
-        g.bump();
-        // SAFETY: acquired above.
-        unsafe { g.lock.model_unlock_fair() };
-        sleeper.join().unwrap();
-        newcomer.join().unwrap();
-        assert_eq!(g.total(), 3);
-        assert!(!g.lock.is_held());
-    });
+    loom::model(fair_release_beside_a_sleeper::<Adaptive>);
 }
 
 /// The main thread holds the lock while a timed lock and a plain one wait on it, then releases once:
@@ -188,10 +192,7 @@ fn timed_lock_giving_up_strands_nobody() {
 /// preemption, as the other 3-thread solo models (`ModelLock::BUSY_WAITS`): the sleepers' re-checks loop.
 #[test]
 fn solo_timed_lock_gives_up_or_takes_it_and_strands_nobody() {
-    let mut b = loom::model::Builder::new();
-    b.preemption_bound = Some(1);
-    b.max_branches = 100_000;
-    b.check(|| timed_lock_beside_a_sleeper::<Solo>(false));
+    busy_waiting(|| timed_lock_beside_a_sleeper::<Solo>(false));
 }
 
 /// The same under the quiet regime (`Quiet`: the main thread's first acquisition starts it): waiters out
@@ -199,8 +200,36 @@ fn solo_timed_lock_gives_up_or_takes_it_and_strands_nobody() {
 /// while nobody is registered, must still leave nobody stranded. At one preemption, as above.
 #[test]
 fn quiet_timed_lock_gives_up_or_takes_it_and_strands_nobody() {
+    busy_waiting(|| timed_lock_beside_a_sleeper::<Quiet>(false));
+}
+
+/// Two waiters come while a quiet holder works (`Quiet`: its first acquisition started the regime); its
+/// release, a plain store while nobody is registered, races their registration. At one preemption.
+#[test]
+fn quiet_release_racing_two_waiters_keeps_exclusion_and_strands_nobody() {
+    busy_waiting(sleepers_at_the_bound::<Quiet>);
+}
+
+/// `unlock_fair` from a quiet holder ends the regime and hands over through the queue (quiet sleepers set
+/// no `PARKED`) or frees the lock. At one preemption.
+#[test]
+fn quiet_fair_release_hands_over_or_frees() {
+    busy_waiting(fair_release_beside_a_sleeper::<Quiet>);
+}
+
+/// A profile that ends a window at every acquisition (`Quiet`) starts the quiet regime at its first,
+/// idle one, so the quiet models do run under the regime.
+fn assert_quiet_if_due<P: abslock::AbsProfile>(lock: &RawAbsLock<P>) {
+    if P::QUIET && P::CHECK_INTERVAL == 1 {
+        assert!(lock.stats().quiet, "the first window had no waiter");
+    }
+}
+
+/// Checks a model whose sleepers re-check in a loop (solo and quiet sleepers: `ModelLock::BUSY_WAITS`) at
+/// one preemption, with room for the loop's branches.
+fn busy_waiting(f: impl Fn() + Sync + Send + 'static) {
     let mut b = loom::model::Builder::new();
     b.preemption_bound = Some(1);
     b.max_branches = 100_000;
-    b.check(|| timed_lock_beside_a_sleeper::<Quiet>(false));
+    b.check(f);
 }
