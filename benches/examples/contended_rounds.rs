@@ -12,7 +12,7 @@
 //! then each strategy's median ratio to it with the smallest and largest round's ratio, and the median
 //! ratio of process CPU time per acquisition. Ratios below 1 are faster than `parking_lot`.
 //!
-//! Eight ablations of `abs` ride along, so `docs/abs.md`'s reasons for its defaults can be re-run:
+//! Ten ablations of `abs` ride along, so `docs/abs.md`'s reasons for its defaults can be re-run:
 //! `abs-entry-cap` (the calibrated config with `max_active: 0`, at most as many waiters circulating as
 //! cores, newcomers beyond them parking at once), `abs-no-bound` (`starve_after_us: u32::MAX`, no
 //! starvation hand-off), `abs-yield` (`crowded_spins: 0`, a waiter past the canSpin limit always yields
@@ -22,14 +22,16 @@
 //! once, releases wake nobody, one thread runs alone between starvation hand-offs), `abs-no-solo`
 //! (`solo_recheck_us: 0`, no solo trial) and `abs-direct-handoff` (`AbsProfile::DIRECT_HANDOFF`: the
 //! starvation bound hands the lock to the oldest sleeper while it is still asleep, rounds 2-9) and
-//! `abs-no-quiet` (`AbsProfile::QUIET` false: no quiet regime, every release an RMW, rounds 1-12).
+//! `abs-no-quiet` (`AbsProfile::QUIET` false: no quiet regime, every release an RMW, rounds 1-12) and
+//! `abs-8-yields` (`crowded_yields` and `park_yields` 8: every waiter parks after 8 yields, rounds 11-13).
 //! Ours.
 
 use abslock::{
     AbsConfig, AbsProfile, Calibrated, RawAbsLock, RawBackoffLock, RawCasSpinLock, RawSpinLock, RocketMq,
 };
 use abslock_benches::ablations::{
-    DirectHandoff, NoQuiet, NoSoloTrial, ParkWhenUncrowded, Solo, SpinWhenCrowded, YieldWhenCrowded,
+    DirectHandoff, EightYields, NoQuiet, NoSoloTrial, ParkWhenUncrowded, Solo, SpinWhenCrowded,
+    YieldWhenCrowded,
 };
 use abslock_benches::counter::{Counter, bump_pool};
 use abslock_benches::cpu::process_ns;
@@ -74,7 +76,7 @@ fn sample<M: Counter>(threads: usize, units: u64, iters: u64) -> Sample {
 
 type Runner = fn(usize, u64, u64) -> Sample;
 
-/// Every strategy of `locks/contended` and the eight ablations, `parking_lot` first (the peer of every
+/// Every strategy of `locks/contended` and the ten ablations, `parking_lot` first (the peer of every
 /// ratio).
 const STRATEGIES: &[(&str, Runner)] = &[
     ("parking_lot", sample::<lock_api::Mutex<parking_lot::RawMutex, u64>>),
@@ -92,6 +94,7 @@ const STRATEGIES: &[(&str, Runner)] = &[
     ("abs-no-solo", sample::<lock_api::Mutex<RawAbsLock<NoSoloTrial>, u64>>),
     ("abs-direct-handoff", sample::<lock_api::Mutex<RawAbsLock<DirectHandoff>, u64>>),
     ("abs-no-quiet", sample::<lock_api::Mutex<RawAbsLock<NoQuiet>, u64>>),
+    ("abs-8-yields", sample::<lock_api::Mutex<RawAbsLock<EightYields>, u64>>),
     ("std", sample::<std::sync::Mutex<u64>>),
     ("spin-crate", sample::<spin::Mutex<u64>>),
 ];

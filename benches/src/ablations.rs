@@ -93,3 +93,16 @@ impl AbsProfile for ParkWhenUncrowded {
         C.get_or_init(|| AbsConfig { park_only_when_crowded: false, ..*AbsConfig::calibrated() })
     }
 }
+
+/// The calibrated config with rounds 11-13's yield budget: `crowded_yields` and `park_yields` 8 (two
+/// futex hand-offs of [`abslock::HANDOFF_YIELDS`] yields, as `max_yields`) instead of
+/// [`abslock::YIELD_BUDGET`], so every waiter parks after 8 yields (sweep strategy `abs-8-yields`).
+#[derive(Debug)]
+pub enum EightYields {}
+
+impl AbsProfile for EightYields {
+    fn config() -> &'static AbsConfig {
+        static C: OnceLock<AbsConfig> = OnceLock::new();
+        C.get_or_init(|| AbsConfig { crowded_yields: 8, park_yields: 8, ..*AbsConfig::calibrated() })
+    }
+}

@@ -64,6 +64,7 @@ pub fn traced_window(
         Strategy::AbsSolo => run.with(|| <abslock::RawAbsLock<crate::ablations::Solo>>::INIT),
         Strategy::AbsNoSolo => run.with(|| <abslock::RawAbsLock<crate::ablations::NoSoloTrial>>::INIT),
         Strategy::AbsNoQuiet => run.with(|| <abslock::RawAbsLock<crate::ablations::NoQuiet>>::INIT),
+        Strategy::Abs8Yields => run.with(|| <abslock::RawAbsLock<crate::ablations::EightYields>>::INIT),
         Strategy::AbsDirectHandoff => {
             run.with(|| <abslock::RawAbsLock<crate::ablations::DirectHandoff>>::INIT)
         }

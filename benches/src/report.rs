@@ -351,7 +351,7 @@ fn abs_summary(o: &mut String, rows: &[&CellResult], cores: usize) {
 }
 
 /// The ABS variants `abs` is paired with directly in [`abs_variants`].
-const ABS_VARIANTS: [&str; 8] = [
+const ABS_VARIANTS: [&str; 9] = [
     "abs-rocketmq",
     "abs-yield",
     "abs-spin",
@@ -360,10 +360,11 @@ const ABS_VARIANTS: [&str; 8] = [
     "abs-no-solo",
     "abs-direct-handoff",
     "abs-no-quiet",
+    "abs-8-yields",
 ];
 
 /// `abs` and its variants, in the order the ABS tables list them.
-const ABS_FAMILY: [&str; 9] = [
+const ABS_FAMILY: [&str; 10] = [
     "abs",
     "abs-rocketmq",
     "abs-yield",
@@ -373,6 +374,7 @@ const ABS_FAMILY: [&str; 9] = [
     "abs-no-solo",
     "abs-direct-handoff",
     "abs-no-quiet",
+    "abs-8-yields",
 ];
 
 /// `abs` against each ABS variant of the run, paired per round in each cell: an ablation differs from

@@ -56,6 +56,10 @@ pub enum Strategy {
     /// ([`crate::ablations::NoQuiet`]: every release is an RMW, rounds 1-12): an ablation, not in the
     /// default lists.
     AbsNoQuiet,
+    /// `abs-8-yields`: `abslock::RawAbsLock` with the calibrated config but rounds 11-13's yield budget
+    /// ([`crate::ablations::EightYields`]: a waiter parks after 8 yields, not
+    /// [`abslock::YIELD_BUDGET`]): an ablation, not in the default lists.
+    Abs8Yields,
     /// `parking_lot`: `parking_lot::RawMutex` (peer).
     ParkingLot,
     /// `std`: `std::sync::Mutex<()>` (peer).
@@ -99,6 +103,7 @@ pub const ALL_STRATEGIES: &[Strategy] = &[
     Strategy::AbsNoSolo,
     Strategy::AbsDirectHandoff,
     Strategy::AbsNoQuiet,
+    Strategy::Abs8Yields,
     Strategy::ParkingLot,
     Strategy::Std,
     Strategy::SpinCrate,
@@ -120,7 +125,7 @@ pub enum StrategyError {
     /// The name is none of the known strategies.
     #[error(
         "unknown strategy `{0}`: expected one of cas-spin, spin, backoff-k<N> (e.g. backoff-k100), \
-         abs, abs-rocketmq, abs-yield, abs-spin, abs-park, abs-solo, abs-no-solo, abs-direct-handoff, abs-no-quiet, parking_lot, std, spin-crate, sequencer, combining"
+         abs, abs-rocketmq, abs-yield, abs-spin, abs-park, abs-solo, abs-no-solo, abs-direct-handoff, abs-no-quiet, abs-8-yields, parking_lot, std, spin-crate, sequencer, combining"
     )]
     Unknown(String),
     /// `backoff-k<N>` with an N that is not a number in `0..=MAX_BACKOFF_K`.
@@ -144,6 +149,7 @@ impl Strategy {
             Strategy::AbsNoSolo => "abs-no-solo".into(),
             Strategy::AbsDirectHandoff => "abs-direct-handoff".into(),
             Strategy::AbsNoQuiet => "abs-no-quiet".into(),
+            Strategy::Abs8Yields => "abs-8-yields".into(),
             Strategy::ParkingLot => "parking_lot".into(),
             Strategy::Std => "std".into(),
             Strategy::SpinCrate => "spin-crate".into(),
@@ -186,6 +192,7 @@ impl FromStr for Strategy {
             "abs-no-solo" => Strategy::AbsNoSolo,
             "abs-direct-handoff" => Strategy::AbsDirectHandoff,
             "abs-no-quiet" => Strategy::AbsNoQuiet,
+            "abs-8-yields" => Strategy::Abs8Yields,
             "parking_lot" => Strategy::ParkingLot,
             "std" => Strategy::Std,
             "spin-crate" => Strategy::SpinCrate,

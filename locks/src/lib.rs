@@ -47,7 +47,7 @@ pub use model::ModelLock;
 pub use abs::calibrate::MeasuredCosts;
 pub use abs::config::{
     AbsConfig, DEFAULT_SOLO_RECHECK_US, DEFAULT_STARVE_AFTER_US, DEFAULT_WINDOW, HANDOFF_YIELDS, K_CEILING,
-    YIELD_CEILING,
+    YIELD_BUDGET,
 };
 #[cfg(not(abslock_loom))]
 pub use abs::ext::AbsMutexExt;

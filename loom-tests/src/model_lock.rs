@@ -20,6 +20,7 @@ const SMALL_SPIN: AbsConfig = AbsConfig {
     window: u32::MAX,
     max_spinners: 1,
     crowded_spins: 0,
+    crowded_yields: 1,
     max_active: 1,
     starve_after_us: 1,
     ..AbsConfig::ROCKETMQ
@@ -57,6 +58,7 @@ impl AbsProfile for Adaptive {
             window: 1,
             max_spinners: 0,
             crowded_spins: 1,
+            crowded_yields: 0,
             crowded_trial: true,
             // Off, so the models keep switching modes; the rule itself is a pure holder-side choice,
             // covered by `policy.rs`'s tests.

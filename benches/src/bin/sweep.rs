@@ -58,7 +58,8 @@ struct RunArgs {
     /// (ablation: park_only_when_crowded false), abs-solo (ablation: the solo restriction always on),
     /// abs-no-solo (ablation: no solo trial, the regime never on), abs-direct-handoff (ablation: the
     /// starvation bound hands the lock to a sleeper directly), abs-no-quiet (ablation: no quiet regime,
-    /// every release an RMW), parking_lot, std, spin-crate,
+    /// every release an RMW), abs-8-yields (ablation: a waiter parks after 8 yields, rounds 11-13),
+    /// parking_lot, std, spin-crate,
     /// sequencer, combining (parking_lot is always added: every ratio pairs with it) [default
     /// lock-bound: cas-spin,spin,backoff-k100,abs,abs-rocketmq,parking_lot,std,sequencer,combining; store:
     /// cas-spin,abs,abs-rocketmq,parking_lot,std,sequencer,combining].

@@ -30,7 +30,9 @@ pub struct AbsConfig {
     /// In park mode, return to spinning when contention falls to this percentage of the contention
     /// recorded at the switch (RocketMQ: 80).
     pub return_percent: u32,
-    /// In spin mode, yields a waiter makes before it parks anyway (`u32::MAX`: never, as RocketMQ).
+    /// In spin mode, yields a waiter makes before it parks anyway (`u32::MAX`: never, as RocketMQ),
+    /// unless it found the cores taken (see [`crowded_yields`](Self::crowded_yields)). Calibrated: 8,
+    /// two futex hand-offs of [`HANDOFF_YIELDS`] yields (the spin-then-block rule).
     pub max_yields: u32,
     /// In park mode, spins a waiter makes before it parks (and again after each of its `park_yields`).
     pub park_spins: u32,
@@ -65,6 +67,14 @@ pub struct AbsConfig {
     ///
     /// Ours.
     pub crowded_spins: u32,
+    /// In spin mode, yields a waiter makes before it parks when it found `max_spinners` waiters already
+    /// spinning or yielding (the canSpin test above), instead of `max_yields` (`u32::MAX`: never).
+    /// Past the cores a sleeper costs the lock, not only itself: the thread that wakes it does so after
+    /// freeing the lock, and unless another waiter is awake the lock stays free for that futex wake
+    /// (~2 us here, twenty 100 ns critical sections), while a waiter inside `sched_yield` costs the
+    /// holder nothing. Calibrated: [`YIELD_BUDGET`]. RocketMQ: `u32::MAX`, as its `max_yields`
+    /// (never used: its `max_spinners` is `u32::MAX`). Ours (`docs/abs.md`, round 14).
+    pub crowded_yields: u32,
     /// Whether the lock measures both sides of the `crowded_spins` trade-off and keeps the faster
     /// ([`decide_crowded`](crate::decide_crowded)): every 256 windows, 4 windows with crowded waiters
     /// spinning `crowded_spins` and 4 with them yielding at once, in ABBA order, compared by time per
@@ -154,9 +164,14 @@ pub(crate) fn cores() -> u32 {
 
 /// Upper clamp for any derived k, whatever the measured costs (1 000 000 pauses is ~25 ms here).
 pub const K_CEILING: u32 = 1_000_000;
-/// The derived yield budget, and since the hand-off is a constant also its only value (the name is kept
-/// from when it was a ceiling): blocking costs two hand-offs of [`HANDOFF_YIELDS`] yields each.
-pub const YIELD_CEILING: u32 = 2 * HANDOFF_YIELDS;
+/// Yields a crowded waiter makes before it parks (`crowded_yields`), and any waiter in park mode
+/// (`park_yields`), in the calibrated and reference configs (ours). The spin-then-block rule prices
+/// blocking at the waiter's own cost, two hand-offs (8 yields at [`HANDOFF_YIELDS`], still
+/// `max_yields`), as rounds 11-13 did for every waiter. Past the cores blocking also costs the lock: the
+/// releasing thread wakes a sleeper after freeing the lock, and unless another waiter is awake the lock
+/// stays free for that futex wake. Park mode only comes in crowded windows (`park_only_when_crowded`),
+/// so its waiters get the same budget. `docs/abs.md`, round 14, gives the figures.
+pub const YIELD_BUDGET: u32 = 64;
 /// What [`AbsConfig::from_costs`] takes a futex hand-off (a futex wake plus a context switch on one
 /// core) to cost, in yields, whatever [`MeasuredCosts::handoff_ns`] says (ours). On both machines this
 /// project has run on, a hand-off measured 3.5-4.5 yields while the machine was idle. Load moves the
@@ -164,9 +179,9 @@ pub const YIELD_CEILING: u32 = 2 * HANDOFF_YIELDS;
 /// yield on a loaded core costs more too, so with four busy processes on 2 cores three processes of
 /// round 10's build measured 2.8-4.9 yields and derived `k_max` 143-207 and `max_yields` 7-10
 /// (`docs/abs.md`, "Calibration"); a clean-clone CI run once measured 200 us and derived `k_max` near
-/// 17 000 (commit 11620ee). As a constant ratio it leaves `k_min` the only measured bound (`k_max = 8 k_min`,
-/// `max_yields = 8`), which holds still under load. On a machine whose hand-off costs far more or far
-/// less than 4 yields, `k_max` and `max_yields` are off by that factor from the spin-then-block rule.
+/// 17 000 (commit 11620ee). As a constant ratio it leaves `k_min` the only measured bound (`k_max = 8
+/// k_min`), which holds still under load. On a machine whose hand-off costs far more or far less than 4
+/// yields, `k_max` is off by that factor from the spin-then-block rule.
 pub const HANDOFF_YIELDS: u32 = 4;
 /// Default adaptation window, in acquisitions (ours; RocketMQ uses one wall-clock second).
 pub const DEFAULT_WINDOW: u32 = 1024;
@@ -197,6 +212,7 @@ impl AbsConfig {
         window: DEFAULT_WINDOW,
         max_spinners: u32::MAX,
         crowded_spins: 0,
+        crowded_yields: u32::MAX,
         crowded_trial: false,
         park_only_when_crowded: false,
         max_active: u32::MAX,
@@ -250,8 +266,10 @@ impl AbsConfig {
     ///
     /// - spin about one yield's cost before yielding: `k_min = yield_ns / spin_ns`;
     /// - spin at most what blocking costs before giving up on spinning: `k_max = 2 x 4 k_min`;
-    /// - yield about what blocking costs before parking: `max_yields = 2 x 4`, in park mode too
-    ///   (`park_yields`; park mode only drops the long spin).
+    /// - yield about what blocking costs before parking: `max_yields = 2 x 4`;
+    /// - past the cores, yield [`YIELD_BUDGET`] times before parking (`crowded_yields`, and in park
+    ///   mode, which comes only in crowded windows, `park_yields`; park mode only drops the long spin):
+    ///   there blocking also costs the lock a wake-up while it is free, which the rule leaves out.
     ///
     /// Costs that are not finite or not positive are replaced by [`MeasuredCosts::REFERENCE`]'s and
     /// every result is clamped, so the bounds are ordered (`1 <= k_min <= k_init <= k_max <=
@@ -263,7 +281,7 @@ impl AbsConfig {
             if r.is_finite() { r.clamp(1.0, f64::from(K_CEILING)) as u32 } else { K_CEILING }
         };
         let k_max = k_min.saturating_mul(2 * HANDOFF_YIELDS).min(K_CEILING);
-        let max_yields = YIELD_CEILING;
+        let max_yields = 2 * HANDOFF_YIELDS;
         AbsConfig {
             k_init: k_min,
             k_min,
@@ -274,10 +292,11 @@ impl AbsConfig {
             return_percent: Self::ROCKETMQ.return_percent,
             max_yields,
             park_spins: k_min,
-            park_yields: max_yields,
+            park_yields: YIELD_BUDGET,
             window: DEFAULT_WINDOW,
             max_spinners: 0,
             crowded_spins: k_min,
+            crowded_yields: YIELD_BUDGET,
             crowded_trial: true,
             park_only_when_crowded: true,
             max_active: u32::MAX,
@@ -320,22 +339,25 @@ mod tests {
     fn assert_ordered(c: &AbsConfig) {
         assert!(c.k_min >= 1, "{c:?}");
         assert!(c.k_min <= c.k_init && c.k_init <= c.k_max && c.k_max <= K_CEILING, "{c:?}");
-        assert!(c.max_yields >= 1 && c.max_yields <= YIELD_CEILING, "{c:?}");
+        assert!(
+            c.max_yields >= 1 && c.max_yields <= YIELD_BUDGET && c.crowded_yields <= YIELD_BUDGET,
+            "{c:?}"
+        );
         assert!(c.k_step >= 1, "{c:?}");
     }
 
     #[test]
     fn reference_costs_give_documented_bounds() {
         let c = AbsConfig::from_costs(&MeasuredCosts::REFERENCE);
-        // 650 ns yield / 25 ns spin; 8 times that; 2 hand-offs of 4 yields.
-        assert_eq!((c.k_min, c.k_max, c.max_yields), (26, 208, 8));
+        // 650 ns yield / 25 ns spin; 8 times that; 2 hand-offs of 4 yields; the crowded budget.
+        assert_eq!((c.k_min, c.k_max, c.max_yields, c.crowded_yields), (26, 208, 8, YIELD_BUDGET));
         assert_ordered(&c);
     }
 
     #[test]
     fn park_mode_yields_in_the_calibrated_profile_and_not_in_rocketmqs() {
         let c = AbsConfig::from_costs(&MeasuredCosts::REFERENCE);
-        assert_eq!((c.park_spins, c.park_yields), (c.k_min, c.max_yields));
+        assert_eq!((c.park_spins, c.park_yields), (c.k_min, c.crowded_yields));
         // Upstream's park mode is its ReentrantLock: no spinning, no yielding.
         assert_eq!((AbsConfig::ROCKETMQ.park_spins, AbsConfig::ROCKETMQ.park_yields), (0, 0));
     }
@@ -369,7 +391,10 @@ mod tests {
                 for &h in &odd {
                     let c = AbsConfig::from_costs(&MeasuredCosts { spin_ns: s, yield_ns: y, handoff_ns: h });
                     assert_ordered(&c);
-                    assert!(c.k_max <= 8 * c.k_min && c.max_yields == 8, "{c:?}");
+                    assert!(
+                        c.k_max <= 8 * c.k_min && c.max_yields == 8 && c.crowded_yields == YIELD_BUDGET,
+                        "{c:?}"
+                    );
                 }
             }
         }

@@ -5,6 +5,7 @@ use core::marker::PhantomData;
 use super::config::{AbsConfig, cores};
 use super::policy::{Decision, WindowStats, decide};
 use super::profile::{AbsProfile, Calibrated};
+use super::round_budget::{RoundBudget, RoundPolicy, round_budget};
 use super::solo_trial::{SOLO_START_MILLI, SoloTrial, SoloWindow, decide_solo, solo_timed};
 use super::stats::{AbsStats, Mode, TracePoint};
 use super::trial::{CrowdedTrial, TRIAL_PERIOD, TrialArm, TrialWindow, decide_crowded, trial_timed};
@@ -865,21 +866,17 @@ impl<P: AbsProfile> RawAbsLock<P> {
             let raw = self.hot.policy.load(Ordering::Relaxed);
             let (mode, k) = decode_policy(raw, cfg);
             // `spins_k`: this round spins k, so its run-outs say something about k.
-            let (spin_budget, yield_budget, spins_k) = match mode {
-                // Solo: park at once, so the holder runs alone until a hand-off.
-                _ if P::SOLO_RECHECK_US > 0 || raw & POLICY_SOLO != 0 => (0, 0, false),
-                Mode::Spin if active_before >= limits.max_active => (0, 0, false),
-                // canSpin: the cores are taken, so no long spin; but a yield among runnable threads can
-                // cost a scheduler slice, so spin `crowded_spins` (calibrated: about one yield's cost)
-                // before each yield, unless the last trial found yielding at once faster. It does not
-                // depend on k, so its run-outs are not counted.
-                Mode::Spin if active_before >= limits.max_spinners => {
-                    let budget = if raw & POLICY_CROWDED_YIELD != 0 { 0 } else { cfg.crowded_spins.min(k) };
-                    (budget, cfg.max_yields, false)
-                }
-                Mode::Spin => (k, cfg.max_yields, true),
-                Mode::Park => (cfg.park_spins, cfg.park_yields, false),
-            };
+            let RoundBudget { spins: spin_budget, yields: yield_budget, spins_k } = round_budget(
+                cfg,
+                &limits,
+                RoundPolicy {
+                    mode,
+                    k,
+                    solo: P::SOLO_RECHECK_US > 0 || raw & POLICY_SOLO != 0,
+                    crowded_yield: raw & POLICY_CROWDED_YIELD != 0,
+                },
+                active_before,
+            );
             let mut state = self.hot.state.load(Ordering::Relaxed);
             let (mut spun, mut burst, mut yielded) = (0_u32, 1_u32, 0_u32);
             // Out of spins and yields under the quiet regime: sleep with a re-check (no release wakes).

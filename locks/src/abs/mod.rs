@@ -7,6 +7,7 @@ pub(crate) mod ext;
 pub(crate) mod lock;
 pub(crate) mod policy;
 pub(crate) mod profile;
+pub(crate) mod round_budget;
 pub(crate) mod solo_trial;
 pub(crate) mod stats;
 pub(crate) mod trial;
