@@ -45,6 +45,8 @@ mod sync;
 pub use model::ModelLock;
 
 pub use abs::calibrate::MeasuredCosts;
+#[allow(deprecated)]
+pub use abs::config::YIELD_CEILING;
 pub use abs::config::{
     AbsConfig, DEFAULT_SOLO_RECHECK_US, DEFAULT_STARVE_AFTER_US, DEFAULT_WINDOW, HANDOFF_YIELDS, K_CEILING,
     YIELD_BUDGET,

@@ -38,9 +38,10 @@ pub struct AbsConfig {
     pub park_spins: u32,
     /// In park mode, yields a waiter makes before it parks (RocketMQ: 0, its park mode is a plain mutex).
     /// A waiter inside `sched_yield` leaves the holder's cache line alone, while one that parks costs the
-    /// holder a futex wake (~2 us) at its next release; calibrated: `max_yields` (with the one-RMW holder
-    /// path, a 100 ns critical section over 2 threads went from 1.34x `parking_lot`'s time to 0.99-1.00x;
-    /// `docs/abs.md`, round 3). Ours.
+    /// holder a futex wake (~2 us) at its next release. Calibrated: [`YIELD_BUDGET`], as
+    /// `crowded_yields` (rounds 3-13: `max_yields`; with the one-RMW holder path, a 100 ns critical
+    /// section over 2 threads went from 1.34x `parking_lot`'s time to 0.99-1.00x; `docs/abs.md`, round
+    /// 3). Ours.
     pub park_yields: u32,
     /// Acquisitions per adaptation window (a multiple of
     /// [`AbsProfile::CHECK_INTERVAL`](crate::AbsProfile::CHECK_INTERVAL) in effect).
@@ -50,10 +51,10 @@ pub struct AbsConfig {
     /// `canSpin`, relaxed: Go does not spin at all then). `0`: the number of cores minus one (at least
     /// 1). `u32::MAX`: no limit (RocketMQ). Ours.
     pub max_spinners: u32,
-    /// In spin mode, pauses a waiter spins before each of its `max_yields` yields (and before it parks)
-    /// when it found `max_spinners` waiters already spinning or yielding; at most k, so `u32::MAX` makes
-    /// `max_spinners` limit nothing. Calibrated: `k_min`, about one yield's cost, which with
-    /// `max_yields` is park mode's budget (`park_spins`, `park_yields`). RocketMQ: 0 (never used, its
+    /// In spin mode, pauses a waiter spins before each of its `crowded_yields` yields (and before it
+    /// parks) when it found `max_spinners` waiters already spinning or yielding; at most k, so `u32::MAX`
+    /// makes `max_spinners` limit nothing. Calibrated: `k_min`, about one yield's cost, which with
+    /// `crowded_yields` is park mode's budget (`park_spins`, `park_yields`). RocketMQ: 0 (never used, its
     /// `max_spinners` is `u32::MAX`). A trade-off, measured both ways in `docs/abs.md`, rounds 4 and 5
     /// (sweep strategy `abs-yield` is `crowded_spins: 0`, `abs-spin` is `crowded_trial: false`), which
     /// [`crowded_trial`](Self::crowded_trial) settles per lock at run time:
@@ -71,9 +72,10 @@ pub struct AbsConfig {
     /// spinning or yielding (the canSpin test above), instead of `max_yields` (`u32::MAX`: never).
     /// Past the cores a sleeper costs the lock, not only itself: the thread that wakes it does so after
     /// freeing the lock, and unless another waiter is awake the lock stays free for that futex wake
-    /// (~2 us here, twenty 100 ns critical sections), while a waiter inside `sched_yield` costs the
-    /// holder nothing. Calibrated: [`YIELD_BUDGET`]. RocketMQ: `u32::MAX`, as its `max_yields`
-    /// (never used: its `max_spinners` is `u32::MAX`). Ours (`docs/abs.md`, round 14).
+    /// (1.8 us on round 14's 2-core AMD VM, about eighteen 100 ns critical sections), while a waiter
+    /// inside `sched_yield` costs the holder nothing. Calibrated config: [`YIELD_BUDGET`], a chosen
+    /// constant, not a measurement. RocketMQ: `u32::MAX`, as its `max_yields` (never used: its
+    /// `max_spinners` is `u32::MAX`). Ours (`docs/abs.md`, round 14).
     pub crowded_yields: u32,
     /// Whether the lock measures both sides of the `crowded_spins` trade-off and keeps the faster
     /// ([`decide_crowded`](crate::decide_crowded)): every 256 windows, 4 windows with crowded waiters
@@ -169,9 +171,16 @@ pub const K_CEILING: u32 = 1_000_000;
 /// blocking at the waiter's own cost, two hand-offs (8 yields at [`HANDOFF_YIELDS`], still
 /// `max_yields`), as rounds 11-13 did for every waiter. Past the cores blocking also costs the lock: the
 /// releasing thread wakes a sleeper after freeing the lock, and unless another waiter is awake the lock
-/// stays free for that futex wake. Park mode only comes in crowded windows (`park_only_when_crowded`),
-/// so its waiters get the same budget. `docs/abs.md`, round 14, gives the figures.
+/// stays free for that futex wake. With `park_only_when_crowded` the lock enters park mode only from a
+/// crowded window, so park mode's waiters get the same budget. A chosen value, not a measured one:
+/// `docs/abs.md`, round 14, compares it with 8 (the `abs-8-yields` ablation).
 pub const YIELD_BUDGET: u32 = 64;
+/// The calibrated `max_yields` (two hand-offs of [`HANDOFF_YIELDS`] yields), under its name before
+/// round 14, when it bounded every waiter's yields.
+#[deprecated(
+    note = "the calibrated `max_yields` is `2 * HANDOFF_YIELDS`; crowded waiters use `YIELD_BUDGET`"
+)]
+pub const YIELD_CEILING: u32 = 2 * HANDOFF_YIELDS;
 /// What [`AbsConfig::from_costs`] takes a futex hand-off (a futex wake plus a context switch on one
 /// core) to cost, in yields, whatever [`MeasuredCosts::handoff_ns`] says (ours). On both machines this
 /// project has run on, a hand-off measured 3.5-4.5 yields while the machine was idle. Load moves the
@@ -180,8 +189,9 @@ pub const YIELD_BUDGET: u32 = 64;
 /// round 10's build measured 2.8-4.9 yields and derived `k_max` 143-207 and `max_yields` 7-10
 /// (`docs/abs.md`, "Calibration"); a clean-clone CI run once measured 200 us and derived `k_max` near
 /// 17 000 (commit 11620ee). As a constant ratio it leaves `k_min` the only measured bound (`k_max = 8
-/// k_min`), which holds still under load. On a machine whose hand-off costs far more or far less than 4
-/// yields, `k_max` is off by that factor from the spin-then-block rule.
+/// k_min`, `max_yields = 8`), which holds still under load. On a machine whose hand-off costs far more
+/// or far less than 4 yields, `k_max` and `max_yields` are off by that factor from the spin-then-block
+/// rule.
 pub const HANDOFF_YIELDS: u32 = 4;
 /// Default adaptation window, in acquisitions (ours; RocketMQ uses one wall-clock second).
 pub const DEFAULT_WINDOW: u32 = 1024;
@@ -268,7 +278,7 @@ impl AbsConfig {
     /// - spin at most what blocking costs before giving up on spinning: `k_max = 2 x 4 k_min`;
     /// - yield about what blocking costs before parking: `max_yields = 2 x 4`;
     /// - past the cores, yield [`YIELD_BUDGET`] times before parking (`crowded_yields`, and in park
-    ///   mode, which comes only in crowded windows, `park_yields`; park mode only drops the long spin):
+    ///   mode, entered only from a crowded window, `park_yields`; park mode only drops the long spin):
     ///   there blocking also costs the lock a wake-up while it is free, which the rule leaves out.
     ///
     /// Costs that are not finite or not positive are replaced by [`MeasuredCosts::REFERENCE`]'s and

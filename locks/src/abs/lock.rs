@@ -152,7 +152,8 @@ const MAX_BURST: u32 = 64;
 /// holds the lock, and never sleeps again): **spin** (read the word, pause 1, 2, 4 ... 64, 64 ... times,
 /// until k pauses are spent; k only while the waiters spinning or yielding leave a core free, after Go's
 /// `canSpin`, and otherwise `crowded_spins` or none, as the crowded-spin trial decides), **yield**
-/// (`sched_yield`, then read and spin again, up to `max_yields` times), **park** (on the lock's queue until an unlock wakes it). An unlock wakes a sleeper
+/// (`sched_yield`, then read and spin again, up to `max_yields` times, or `crowded_yields` for a waiter
+/// that found the cores taken), **park** (on the lock's queue until an unlock wakes it). An unlock wakes a sleeper
 /// only when no waiter is left spinning or yielding (concurrency restriction: past the cores, the threads
 /// circulating over the lock are the holder, the waiters still within their budget, at most one woken
 /// sleeper and the heir, if one was woken; the rest sleep and cost the holder nothing); `max_active` can also cap the waiters at entry. Once

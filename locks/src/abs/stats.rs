@@ -3,7 +3,8 @@
 /// How a waiter of [`RawAbsLock`](crate::RawAbsLock) waits. Mutual exclusion never depends on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Mode {
-    /// Spin up to k pauses (exponential bursts), then yield up to `max_yields` times, then park.
+    /// Spin up to k pauses (exponential bursts), then yield up to `max_yields` times, then park; a
+    /// waiter that found the cores taken spins `crowded_spins` and yields up to `crowded_yields` times.
     Spin,
     /// Spin `park_spins` pauses, yield up to `park_yields` times (spinning `park_spins` again after
     /// each), then park on the lock's queue until an unlock wakes us.
