@@ -38,10 +38,9 @@ pub struct AbsConfig {
     pub park_spins: u32,
     /// In park mode, yields a waiter makes before it parks (RocketMQ: 0, its park mode is a plain mutex).
     /// A waiter inside `sched_yield` leaves the holder's cache line alone, while one that parks costs the
-    /// holder a futex wake (~2 us) at its next release. Calibrated: [`YIELD_BUDGET`], as
-    /// `crowded_yields` (rounds 3-13: `max_yields`; with the one-RMW holder path, a 100 ns critical
-    /// section over 2 threads went from 1.34x `parking_lot`'s time to 0.99-1.00x; `docs/abs.md`, round
-    /// 3). Ours.
+    /// holder a futex wake (1.8-2.3 us on the project's machines) at its next release, which is why park
+    /// mode yields at all (`docs/abs.md`, round 3). Calibrated: [`YIELD_BUDGET`], as `crowded_yields`
+    /// (`max_yields` before round 14). Ours.
     pub park_yields: u32,
     /// Acquisitions per adaptation window (a multiple of
     /// [`AbsProfile::CHECK_INTERVAL`](crate::AbsProfile::CHECK_INTERVAL) in effect).
@@ -167,7 +166,8 @@ pub(crate) fn cores() -> u32 {
 /// Upper clamp for any derived k, whatever the measured costs (1 000 000 pauses is ~25 ms here).
 pub const K_CEILING: u32 = 1_000_000;
 /// Yields a crowded waiter makes before it parks (`crowded_yields`), and any waiter in park mode
-/// (`park_yields`), in the calibrated and reference configs (ours). The spin-then-block rule prices
+/// (`park_yields`), in every config [`AbsConfig::from_costs`] derives: the calibrated one and the one
+/// from [`MeasuredCosts::REFERENCE`] (ours). The spin-then-block rule prices
 /// blocking at the waiter's own cost, two hand-offs (8 yields at [`HANDOFF_YIELDS`], still
 /// `max_yields`), as rounds 11-13 did for every waiter. Past the cores blocking also costs the lock: the
 /// releasing thread wakes a sleeper after freeing the lock, and unless another waiter is awake the lock
