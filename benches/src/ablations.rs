@@ -104,6 +104,9 @@ pub enum EightYields {}
 impl AbsProfile for EightYields {
     fn config() -> &'static AbsConfig {
         static C: OnceLock<AbsConfig> = OnceLock::new();
-        C.get_or_init(|| AbsConfig { crowded_yields: 8, park_yields: 8, ..*AbsConfig::calibrated() })
+        C.get_or_init(|| {
+            let c = AbsConfig::calibrated();
+            AbsConfig { crowded_yields: c.max_yields, park_yields: c.max_yields, ..*c }
+        })
     }
 }
