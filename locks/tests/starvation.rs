@@ -4,7 +4,8 @@
 //! A third run parks every waiter at once (park mode, no spinning or yielding, bound 0 us), so the others
 //! sleep whenever the hog holds the lock, and asserts that the bound handed the lock over; the single
 //! hand-off is also forced deterministically in `a_sleeper_is_handed_the_lock_at_the_bound`
-//! (`locks/src/abs/lock.rs`).
+//! (`locks/src/abs/lock.rs`). A fourth run bounds yielders instead: its waiters never park, count as
+//! past the bound at their first yield, and must be handed the lock (the per-waiter bound).
 //!
 //! No timing decides the verdict: the hog runs until the others are done.
 #![cfg(not(abslock_loom))]
@@ -42,6 +43,24 @@ impl AbsProfile for ImpatientSleeper {
     }
 }
 
+/// Waiters that never park in spin mode (unbounded yields, no adaptation) and count as past the
+/// starvation bound at their first yield ([`AbsProfile::STARVED_AFTER_YIELDS`]): only the per-waiter
+/// bound can hand them the lock.
+enum StarvingYielder {}
+
+impl AbsProfile for StarvingYielder {
+    const STARVED_AFTER_YIELDS: u32 = 1;
+    fn config() -> &'static AbsConfig {
+        static C: std::sync::OnceLock<AbsConfig> = std::sync::OnceLock::new();
+        C.get_or_init(|| AbsConfig {
+            max_yields: u32::MAX,
+            crowded_yields: u32::MAX,
+            window: u32::MAX,
+            ..*AbsConfig::calibrated()
+        })
+    }
+}
+
 /// Runs the scenario in `mode` ([`common::hog_against`]); returns the lock's statistics. With
 /// `first_sleeper`, the test thread holds the lock at the start until one of the others is asleep on it.
 fn hog_against_fifteen<P: AbsProfile>(mode: Mode, first_sleeper: bool) -> abslock::AbsStats {
@@ -70,4 +89,11 @@ fn fifteen_threads_finish_with_a_zero_bound() {
 fn sleepers_are_handed_the_lock_against_a_tight_loop_hog() {
     let stats = hog_against_fifteen::<ImpatientSleeper>(Mode::Park, true);
     assert!(stats.parks > 0 && stats.handoffs > 0, "the bound never acted: {stats:?}");
+}
+
+#[test]
+fn yielders_past_the_bound_are_handed_the_lock_against_a_tight_loop_hog() {
+    let stats = hog_against_fifteen::<StarvingYielder>(Mode::Spin, false);
+    assert_eq!(stats.parks, 0, "these waiters never park: {stats:?}");
+    assert!(stats.handoffs > 0, "no yielder was handed the lock: {stats:?}");
 }

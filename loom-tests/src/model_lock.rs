@@ -171,3 +171,18 @@ impl AbsProfile for Quiet {
         &C
     }
 }
+
+/// `SmallSpin` whose waiters count as past the starvation bound after one yield
+/// (`AbsProfile::STARVED_AFTER_YIELDS`; time does not pass under loom): a waiter that yields once stops
+/// yielding and asks for the lock as an heir (`HEIR`), racing releases, sleepers (the entry cap parks a
+/// second waiter at once) and, when it set `AWAKE` for a sleeper, giving that bit up first.
+#[derive(Debug)]
+pub enum Starving {}
+
+impl AbsProfile for Starving {
+    const CHECK_INTERVAL: u64 = 1 << 40;
+    const STARVED_AFTER_YIELDS: u32 = 1;
+    fn config() -> &'static AbsConfig {
+        &SMALL_SPIN
+    }
+}

@@ -2,12 +2,13 @@
 //! oldest as the heir and releases; the heir takes the free lock or asks to be handed it at the next
 //! release; `ImpatientDirect` keeps the direct hand-off, the lock never free), `unlock_fair`, and a timed
 //! lock that gives up while others sleep, each also under the quiet regime (`Quiet`). With `Impatient`
-//! the bound is always due, so every release over a sleeper wakes an heir. A lost wake-up shows as a loom deadlock;
-//! two holders as a concurrent access to the cell.
+//! the bound is always due, so every release over a sleeper wakes an heir; with `Starving` a waiter is
+//! past the per-waiter bound at its first yield and asks as an heir. A lost wake-up shows as a loom
+//! deadlock; two holders as a concurrent access to the cell.
 #![cfg(abslock_loom)]
 
 use abslock::{Mode, RawAbsLock};
-use abslock_loom_tests::{Adaptive, Impatient, ImpatientDirect, ModelLock, Quiet, Solo};
+use abslock_loom_tests::{Adaptive, Impatient, ImpatientDirect, ModelLock, Quiet, Solo, Starving};
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::thread;
@@ -72,6 +73,44 @@ fn sleepers_are_woken_as_heirs_at_the_bound() {
 #[test]
 fn sleepers_are_handed_the_lock_directly_at_the_bound() {
     loom::model(sleepers_at_the_bound::<ImpatientDirect>);
+}
+
+/// Two waiters come while the main thread holds the lock in spin mode, and each counts as past the
+/// starvation bound at its first yield: it stops yielding and asks to be handed the lock (`HEIR`)
+/// beside a sleeper (the entry cap parks the second waiter, and a yielder that set `AWAKE` for it gives
+/// the bit up before asking). Two heirs asking at once are modelled with sleepers (`Impatient` above);
+/// with two starving yielders the second heir's spin-and-yield loop took over 4 minutes at two
+/// preemptions, so that case runs on real threads (`locks/tests/starvation.rs`). A lost request shows as
+/// a deadlock, two holders as a concurrent access.
+fn yielder_past_the_bound_beside_a_sleeper<P: abslock::AbsProfile>() {
+    let g = Guarded::<P>::new();
+    g.lock.acquire();
+    let waiters: Vec<_> = (0..2)
+        .map(|_| {
+            let g = Arc::clone(&g);
+            thread::spawn(move || increment(&g))
+        })
+        .collect();
+    g.bump();
+    // SAFETY: acquired above.
+    unsafe { g.lock.release() };
+    for w in waiters {
+        w.join().unwrap();
+    }
+    assert_eq!(g.total(), 3);
+    assert!(!g.lock.is_held());
+}
+
+#[test]
+fn a_yielder_past_the_bound_asks_beside_a_sleeper() {
+    loom::model(yielder_past_the_bound_beside_a_sleeper::<Starving>);
+}
+
+/// A timed lock that turns starving beside a sleeper: it asks as an heir and takes the lock (a timed
+/// lock gives up only in the park under loom), and nobody is stranded.
+#[test]
+fn a_starving_timed_lock_strands_nobody() {
+    loom::model(|| timed_lock_beside_a_sleeper::<Starving>(false));
 }
 
 /// A sleeper woken as the heir while another thread takes the freed lock: the heir asks (`HEIR`) and

@@ -4,7 +4,7 @@
 
 use abslock::{RawAbsLock, RawBackoffLock, RawCasSpinLock, RawSpinLock};
 use abslock_loom_tests::{
-    Adaptive, Crowded, Impatient, ImpatientDirect, ModelLock, SmallSpin, Solo, SoloImpatient,
+    Adaptive, Crowded, Impatient, ImpatientDirect, ModelLock, SmallSpin, Solo, SoloImpatient, Starving,
 };
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
@@ -111,4 +111,5 @@ models! {
     abs_crowded: RawAbsLock<Crowded>,
     abs_solo: RawAbsLock<Solo>,
     abs_solo_handoff: RawAbsLock<SoloImpatient>,
+    abs_starving: RawAbsLock<Starving>,
 }

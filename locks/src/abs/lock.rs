@@ -25,8 +25,8 @@ const PARKED: u32 = 2;
 /// Lock word bit: a waiter is awake (spinning, yielding, or just woken) and will take the lock or clear
 /// this bit before it sleeps, so an unlock need not wake a sleeper (Go's `mutexWoken`).
 const AWAKE: u32 = 8;
-/// Lock word bit, only ever set with `LOCKED`: the heir (the sleeper the starvation bound woke) is
-/// running and asks to be handed the lock, so the next release passes it on (`GIVEN`) instead of freeing
+/// Lock word bit, only ever set with `LOCKED`: the heir (the sleeper the starvation bound woke, or a
+/// waiter that yielded past the bound) is running and asks to be handed the lock, so the next release passes it on (`GIVEN`) instead of freeing
 /// it. One heir asks at a time. Ours.
 const HEIR: u32 = 4;
 /// Lock word bit, only ever set with `LOCKED`: the last release handed the lock to the heir that asked,
@@ -160,7 +160,11 @@ const MAX_BURST: u32 = 64;
 /// per `starve_after_us`, a holder releasing over sleepers wakes the oldest one as the *heir* instead
 /// (starvation bound, parking_lot's eventual fairness): the lock runs on while the heir is scheduled, and
 /// the heir, once running, takes the lock or asks for it (`HEIR`) and is handed it at the next release
-/// (`GIVEN`), never sleeping again. Sleepers take turns at a bounded rate, and nobody sleeps forever.
+/// (`GIVEN`), never sleeping again. Sleepers take turns at a bounded rate, and nobody sleeps forever. The
+/// bound also holds per waiter for the yield stage: a waiter that has yielded for longer than
+/// `starve_after_us` stops yielding and asks for the lock as an heir (Go's starvation mode, which hands the
+/// lock to a waiter that has waited over 1 ms), so a crowded waiter's long yield budget cannot become a
+/// long wait while newcomers barge past it (round 15).
 /// Handing the lock to the sleeper directly, as rounds 2-9 did, left it held by a thread that was not
 /// running yet ([`AbsProfile::DIRECT_HANDOFF`] keeps that for comparison).
 ///
@@ -299,6 +303,17 @@ struct Rare {
 struct TraceBuffer {
     points: Vec<TracePoint>,
     capacity: usize,
+}
+
+/// How an heir's wait ([`RawAbsLock::heir_wait`]) ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HeirWait {
+    /// It holds the lock.
+    Acquired,
+    /// The caller's deadline passed; any request was withdrawn.
+    TimedOut,
+    /// A yielder's budget ran out; any request was withdrawn.
+    OutOfYields,
 }
 
 /// What one waiter did in the slow path, added to the counters once it holds the lock.
@@ -863,11 +878,19 @@ impl<P: AbsProfile> RawAbsLock<P> {
         let mut awake = false;
         // A timed lock gave up while spinning or yielding (still counted active), not in the park.
         let mut spun_out = false;
+        // The per-waiter starvation bound (0 keeps its meaning of "every release over sleepers hands
+        // off", which is about sleepers, not yielders).
+        let starve_after = limits.starve_after.filter(|&b| b > 0).map(u64::from);
+        // When this thread began to wait for real (its first yield or park), us since `now_us`'s origin;
+        // 0 until then. Spinning alone is too short to need the clock.
+        let mut wait_start = 0_u64;
+        // The heir's wait of a yielder past the bound ran out of yields: this round parks at once.
+        let mut park_now = false;
         let acquired = 'wait: loop {
             let raw = self.hot.policy.load(Ordering::Relaxed);
             let (mode, k) = decode_policy(raw, cfg);
             // `spins_k`: this round spins k, so its run-outs say something about k.
-            let RoundBudget { spins: spin_budget, yields: yield_budget, spins_k } = round_budget(
+            let RoundBudget { spins: mut spin_budget, yields: mut yield_budget, mut spins_k } = round_budget(
                 cfg,
                 &limits,
                 RoundPolicy {
@@ -878,10 +901,15 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 },
                 active_before,
             );
+            if std::mem::take(&mut park_now) {
+                (spin_budget, yield_budget, spins_k) = (0, 0, false);
+            }
             let mut state = self.hot.state.load(Ordering::Relaxed);
             let (mut spun, mut burst, mut yielded) = (0_u32, 1_u32, 0_u32);
             // Out of spins and yields under the quiet regime: sleep with a re-check (no release wakes).
             let mut quiet = false;
+            // This waiter has yielded for longer than the starvation bound: it asks to be handed the lock.
+            let mut starving = false;
             // RocketMQ's "r": this round's k spins ran out without the lock.
             let count_run_out = |tally: &mut WaitTally| {
                 if spins_k && spin_budget > 0 {
@@ -941,10 +969,20 @@ impl<P: AbsProfile> RawAbsLock<P> {
                     // restart (with the cap of 64 instead of 8, a waiter reads the word 1-2 times per
                     // yield instead of 5-6).
                     count_run_out(&mut tally);
+                    if starve_after.is_some() && wait_start == 0 {
+                        wait_start = now_us().max(1);
+                    }
                     yield_now();
                     yielded += 1;
                     tally.yields += 1;
                     spun = 0;
+                    if let Some(bound) = starve_after
+                        && (yielded >= P::STARVED_AFTER_YIELDS
+                            || now_us().saturating_sub(wait_start) >= bound)
+                    {
+                        starving = true;
+                        break;
+                    }
                     state = self.hot.state.load(Ordering::Relaxed);
                     continue;
                 }
@@ -976,6 +1014,31 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 awake = false;
                 count_run_out(&mut tally);
                 break;
+            }
+            if starving {
+                // Past the bound while yielding: become the heir without sleeping, as a sleeper woken by
+                // the bound does. `AWAKE` is given up first (a release then wakes a sleeper), since the
+                // heir's acquisition does not clear it.
+                if awake {
+                    self.give_up_awake();
+                    awake = false;
+                }
+                match self.heir_wait(cfg, deadline, yield_budget - yielded) {
+                    HeirWait::Acquired => {
+                        tally.handoff = true;
+                        break 'wait true;
+                    }
+                    HeirWait::TimedOut => {
+                        spun_out = true;
+                        break 'wait false;
+                    }
+                    // Not handed the lock within its yields: the holder keeps it long, so sleep (the
+                    // next round goes straight to the park).
+                    HeirWait::OutOfYields => {
+                        park_now = true;
+                        continue 'wait;
+                    }
+                }
             }
             // Solo: no release wakes this thread, so it re-checks the lock after a while by itself.
             let solo = P::SOLO_RECHECK_US > 0 || self.solo_now();
@@ -1025,7 +1088,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 }
                 Parked::Unparked(TOKEN_HEIR) => {
                     tally.handoff = true;
-                    if self.heir_wait(cfg, deadline) {
+                    if self.heir_wait(cfg, deadline, u32::MAX) == HeirWait::Acquired {
                         break true;
                     }
                     spun_out = true;
@@ -1064,11 +1127,10 @@ impl<P: AbsProfile> RawAbsLock<P> {
         b.yields.add(tally.yields);
         b.run_outs.add(tally.run_outs);
         if tally.parks != 0 {
-            let r = &self.rare;
-            r.parks.add(tally.parks);
-            if tally.handoff {
-                r.handoffs.add(1);
-            }
+            self.rare.parks.add(tally.parks);
+        }
+        if tally.handoff {
+            self.rare.handoffs.add(1);
         }
         self.note_acquisition();
         true
@@ -1186,21 +1248,25 @@ impl<P: AbsProfile> RawAbsLock<P> {
         }
     }
 
-    /// The heir, woken by the starvation bound: takes the lock if it is free; otherwise asks for it
-    /// (`HEIR`, one heir at a time; a second waits for the first to be served) and waits, spinning about
-    /// `k_max` pauses (the last burst may pass it by up to 63) and then yielding between reads, until a release hands it over (`GIVEN`). It never
-    /// sleeps again, so it waits at most for the critical sections of the holders before it (one, unless
-    /// another heir asked first). Returns false only if `deadline` passes first; an unanswered request is
-    /// then withdrawn.
+    /// The heir: a sleeper the starvation bound woke, or a waiter that yielded past the bound. Takes the
+    /// lock if it is free; otherwise asks for it (`HEIR`, one heir at a time; a second waits for the
+    /// first to be served) and waits, spinning about `k_max` pauses after each successful request (the
+    /// last burst may pass it by up to 63) and then yielding between reads, until a release hands it
+    /// over (`GIVEN`). It waits at most for the critical sections of the holders before it (one, unless
+    /// another heir asked first). A woken heir (`yields_left` `u32::MAX`) never sleeps again; a yielder
+    /// yields at most `yields_left` more times, the rest of its budget, so that a holder that keeps the
+    /// lock for long does not keep it awake: then it withdraws its request and returns
+    /// [`HeirWait::OutOfYields`], and sleeps as it would have. Returns [`HeirWait::TimedOut`] if
+    /// `deadline` passes first (an unanswered request is withdrawn).
     #[cold]
-    fn heir_wait(&self, cfg: &AbsConfig, deadline: Option<Deadline>) -> bool {
+    fn heir_wait(&self, cfg: &AbsConfig, deadline: Option<Deadline>, mut yields_left: u32) -> HeirWait {
         let mut state = self.hot.state.load(Ordering::Relaxed);
         let (mut asked, mut spun, mut burst) = (false, 0_u32, 1_u32);
         loop {
             if asked && state & GIVEN != 0 {
                 // Acquire: pairs with the release that handed the lock over.
                 self.hot.state.fetch_and(!GIVEN, Ordering::Acquire);
-                return true;
+                return HeirWait::Acquired;
             }
             if state & LOCKED == 0 {
                 // Free, so neither `HEIR` nor `GIVEN` is set.
@@ -1210,7 +1276,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
                     Ordering::Acquire,
                     Ordering::Relaxed,
                 ) {
-                    Ok(_) => return true,
+                    Ok(_) => return HeirWait::Acquired,
                     Err(seen) => state = seen,
                 }
                 continue;
@@ -1227,14 +1293,24 @@ impl<P: AbsProfile> RawAbsLock<P> {
                     Ok(_) => {
                         asked = true;
                         state |= HEIR;
+                        // The next release hands the lock over, running or not: spin for it afresh
+                        // rather than sit in `sched_yield` when it arrives.
+                        (spun, burst) = (0, 1);
                     }
                     Err(seen) => state = seen,
                 }
                 continue;
             }
-            if deadline.is_some_and(deadline_passed) {
+            let give_up = if deadline.is_some_and(deadline_passed) {
+                Some(HeirWait::TimedOut)
+            } else if spun >= cfg.k_max && yields_left == 0 {
+                Some(HeirWait::OutOfYields)
+            } else {
+                None
+            };
+            if let Some(why) = give_up {
                 if !asked {
-                    return false;
+                    return why;
                 }
                 // Withdraw the request, unless the lock was handed over meanwhile (the CAS then fails).
                 match self.hot.state.compare_exchange(
@@ -1243,7 +1319,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
                     Ordering::Relaxed,
                     Ordering::Relaxed,
                 ) {
-                    Ok(_) => return false,
+                    Ok(_) => return why,
                     Err(seen) => state = seen,
                 }
                 continue;
@@ -1255,6 +1331,9 @@ impl<P: AbsProfile> RawAbsLock<P> {
                 spun = spun.saturating_add(burst);
                 burst = (burst * 2).min(MAX_BURST);
             } else {
+                if yields_left != u32::MAX {
+                    yields_left -= 1;
+                }
                 yield_now();
             }
             state = self.hot.state.load(Ordering::Relaxed);
@@ -1949,6 +2028,43 @@ mod starvation_tests {
             static C: std::sync::OnceLock<AbsConfig> = std::sync::OnceLock::new();
             C.get_or_init(|| AbsConfig { starve_after_us: 0, ..*AbsConfig::calibrated() })
         }
+    }
+
+    /// The calibrated profile whose waiters count as past the starvation bound at their first yield.
+    enum StarvingAtOnce {}
+
+    impl AbsProfile for StarvingAtOnce {
+        const STARVED_AFTER_YIELDS: u32 = 1;
+        fn config() -> &'static AbsConfig {
+            AbsConfig::calibrated()
+        }
+    }
+
+    /// A yielder past the bound asks to be handed the lock, but a holder that keeps it does not keep the
+    /// asker awake: once its yields are spent it withdraws the request and sleeps, as it would have
+    /// without the bound (an heir that never slept again would leave this test spinning on `sleepers`).
+    #[test]
+    fn a_starving_yielder_still_sleeps_while_the_holder_keeps_the_lock() {
+        let lock = RawAbsLock::<StarvingAtOnce>::new();
+        lock.raw_lock();
+        std::thread::scope(|s| {
+            let waiter = s.spawn(|| {
+                lock.raw_lock();
+                // SAFETY: this thread acquired the lock on the line above.
+                unsafe { lock.raw_unlock() };
+            });
+            while lock.sleepers() != 1 {
+                assert!(!waiter.is_finished(), "the waiter got a held lock");
+                std::thread::yield_now();
+            }
+            let state = lock.hot.state.load(Ordering::Relaxed);
+            assert_eq!(state & (HEIR | GIVEN), 0, "a sleeper left its request behind: {state:#b}");
+            // SAFETY: this thread locked it before spawning the waiter.
+            unsafe { lock.raw_unlock() };
+        });
+        let stats = lock.stats();
+        assert_eq!((stats.contended, stats.parks.min(1)), (1, 1), "{stats:?}");
+        assert!(!lock.raw_is_locked());
     }
 
     /// Forced, not scheduled: the lock is held while one waiter sleeps on it (counted asleep, so it is

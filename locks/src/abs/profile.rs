@@ -68,6 +68,13 @@ pub trait AbsProfile: 'static {
     /// the difference (`abs-direct-handoff`); no shipped profile sets it. Ours.
     const DIRECT_HANDOFF: bool = false;
 
+    /// Yields after which a waiter counts as past the starvation bound whatever the clock says, so it asks
+    /// to be handed the lock (the per-waiter bound; `AbsConfig::starve_after_us`); `u32::MAX` (the default,
+    /// and every profile this crate ships) leaves it to the clock. Time does not pass inside a loom model,
+    /// so model profiles set it to reach the path where a yielding waiter becomes the heir; tests set it to
+    /// make that path deterministic. Ours.
+    const STARVED_AFTER_YIELDS: u32 = u32::MAX;
+
     /// Whether the lock may run the quiet regime: after a window of acquisitions in which no thread
     /// waited, the holder releases with a plain store instead of an RMW, until an acquisition or a
     /// release sees a waiter (`QUIET` in [`RawAbsLock`](crate::RawAbsLock)'s lock word). Default true;

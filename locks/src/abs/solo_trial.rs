@@ -50,7 +50,7 @@ pub const SOLO_MAX_BACKOFF: u8 = 5;
 pub const SOLO_START_MILLI: u64 = 500;
 /// Mean waiters per acquisition (in thousandths) above which the regime does not run: a window this
 /// crowded ends a trial and the regime, and starts none. Under the regime the sleepers take the lock in
-/// turn, one per starvation bound (1 ms), so with many of them each waits many bounds: at 16 threads,
+/// turn, one per starvation bound (0.5 ms), so with many of them each waits many bounds: at 16 threads,
 /// where its throughput was a tie, its p99.9 acquire latency measured several times `parking_lot`'s
 /// (`docs/abs.md`, round 9). Its gains were at 2 and 4 threads (1 and 3 waiting).
 pub const SOLO_MAX_MILLI: u64 = 4000;
