@@ -1,5 +1,5 @@
 //! What the starvation bound costs, and how the heir changed it: `abs` with bounds of 250 us, 1000 us
-//! (the default) and none, each with the heir (the oldest sleeper woken with the lock released, handed
+//! (the default in rounds 10-14; 500 us since round 15) and none, each with the heir (the oldest sleeper woken with the lock released, handed
 //! the lock only once it runs and asks) and with the direct hand-off of rounds 2-9
 //! (`AbsProfile::DIRECT_HANDOFF`: the lock passed to the sleeper while it is still asleep).
 //!
@@ -11,7 +11,8 @@
 //! over the threads (the `locks/contended` pool). Every round runs each variant once, in a fresh random
 //! order; prints per variant the median over rounds of its time per acquisition over `parking_lot`'s in
 //! the same round, the smallest and largest round's ratio, and the median number of acquisitions the
-//! bound made (`AbsStats::handoffs`). The cost of one hand-off is then (ratio - the ratio without a
+//! bound made (`AbsStats::handoffs`: sleepers woken as heirs and, since round 15, yielders that asked as
+//! heirs past the bound). The cost of one hand-off is then (ratio - the ratio without a
 //! bound) x the sample's time / hand-offs. Ours.
 
 use abslock::{AbsConfig, AbsMutexExt, AbsProfile, RawAbsLock};

@@ -31,7 +31,7 @@ impl AbsProfile for SpinWhenCrowded {
 }
 
 /// The calibrated config under the solo restriction ([`AbsProfile::SOLO_RECHECK_US`] 1000, the starvation
-/// bound's period): waiters park at once, releases wake nobody, and only the starvation bound and each
+/// bound's period in rounds 10-14): waiters park at once, releases wake nobody, and only the starvation bound and each
 /// sleeper's own re-check every 1 ms bring a sleeper back, so one thread runs alone between hand-offs
 /// (sweep strategy `abs-solo`).
 #[derive(Debug)]

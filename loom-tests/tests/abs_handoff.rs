@@ -106,8 +106,9 @@ fn a_yielder_past_the_bound_asks_beside_a_sleeper() {
     loom::model(yielder_past_the_bound_beside_a_sleeper::<Starving>);
 }
 
-/// A timed lock that turns starving beside a sleeper: it asks as an heir and takes the lock (a timed
-/// lock gives up only in the park under loom), and nobody is stranded.
+/// A timed lock that turns starving beside a sleeper: it asks as an heir and is handed or takes the
+/// lock, or, its yields spent, withdraws and parks, where it may give up (under loom a timed lock gives
+/// up only in the park); either way nobody is stranded.
 #[test]
 fn a_starving_timed_lock_strands_nobody() {
     loom::model(|| timed_lock_beside_a_sleeper::<Starving>(false));

@@ -107,13 +107,15 @@ pub struct AbsConfig {
     /// releasing over sleepers wakes the oldest one as the heir, which is then handed the lock at the
     /// first release after it runs and asks (parking_lot's eventual fairness hands off about every
     /// 0.5 ms). Sleepers are queued first in, first out, so each is handed the lock within (its place in
-    /// the queue) periods plus its wake-up. Per waiter: a waiter that has yielded for longer than this
-    /// (timed from its first yield, the clock read once per yield) stops yielding and asks to be handed
-    /// the lock as an heir does (Go's starvation mode hands the lock to a waiter that waited over 1 ms).
-    /// `0`: every release over sleepers wakes an heir (heirs then pile up, each spinning or yielding: for
-    /// tests and models, not for use); yielders are not bounded then. `u32::MAX`: never (RocketMQ). A lock reads it at its
-    /// first release over sleepers and then at most once per 256 acquisitions; if it reads 0 or
-    /// `u32::MAX`, it keeps that value for the rest of its life. Ours.
+    /// the queue) periods plus its wake-up; the lock reads the bound at its first release over sleepers
+    /// and then at most once per 256 acquisitions, and if it reads 0 or `u32::MAX` it keeps that value
+    /// for the rest of its life. Per waiter: a waiter that has waited longer than this since its first
+    /// yield (time asleep after it counts; the clock is read before that yield and after each yield)
+    /// stops yielding and asks to be handed the lock as an heir does, for at most the rest of its yield
+    /// budget, then sleeps as before (Go's starvation mode hands the lock to a waiter that has waited
+    /// over 1 ms). `0`: every release over sleepers wakes an heir (heirs then pile up, each spinning or
+    /// yielding: for tests and models, not for use); yielders are not bounded then. `u32::MAX`: never
+    /// (RocketMQ). Ours.
     pub starve_after_us: u32,
     /// Solo trial and re-check period, in microseconds; `0`: no trial (RocketMQ). When not 0, the lock
     /// measures the solo regime against its usual waiting ([`decide_solo`](crate::decide_solo)). Under
@@ -130,7 +132,7 @@ pub struct AbsConfig {
     /// takes it straight back), as nothing bounds any sleeper's wait without one. It pays where one thread saturates the lock (a lone thread out-runs any group
     /// sharing it, since each change of holder moves the protected data between cores) and costs where
     /// threads also work outside the lock (`docs/abs.md`, rounds 8 and 9). Calibrated: 1000, the
-    /// starvation bound's period. Ours (concurrency restriction taken to one circulating thread, after
+    /// starvation bound's period in rounds 10-14 (the bound is 500 since round 15). Ours (concurrency restriction taken to one circulating thread, after
     /// Dice, "Malthusian Locks", EuroSys 2017).
     pub solo_recheck_us: u32,
 }

@@ -199,7 +199,7 @@ const MAX_BURST: u32 = 64;
 /// most); (2) the busy line: the waiter register (RMWs by waiters), the window's crowded flag, the
 /// quiet regime's two holder-only flags and the counters the holder writes at every acquisition or contended acquisition (plain stores), so a change
 /// of holder moves this line and the lock word's and no third; (3, 4) what is written at most once per
-/// window, after a park or by a waiter giving up: the window's and the trials' state, the park and
+/// window, after a park or a hand-off to an heir, or by a waiter giving up: the window's and the trials' state, the park and
 /// hand-off counts, the rare RMW counters and the trace pointer. A waiter keeps its tally in registers
 /// and adds it once, when it holds the lock.
 ///
@@ -267,8 +267,9 @@ struct Busy {
     run_outs: HolderCounter,
 }
 
-/// Lines 3-4: written at most once per window, after a park, or by a waiter that gives up: the
-/// window's and the trials' state (holder-only, plain stores), the rare counters and the trace pointer.
+/// Lines 3-4: written at most once per window, after a park or a hand-off to an heir, or by a waiter
+/// that gives up: the window's and the trials' state (holder-only, plain stores), the rare counters and
+/// the trace pointer.
 #[repr(C, align(64))]
 struct Rare {
     parks: HolderCounter,
@@ -881,8 +882,10 @@ impl<P: AbsProfile> RawAbsLock<P> {
         // The per-waiter starvation bound (0 keeps its meaning of "every release over sleepers hands
         // off", which is about sleepers, not yielders).
         let starve_after = limits.starve_after.filter(|&b| b > 0).map(u64::from);
-        // When this thread began to wait for real (its first yield or park), us since `now_us`'s origin;
-        // 0 until then. Spinning alone is too short to need the clock.
+        // When this thread first yielded, us since `now_us`'s origin; 0 until then (spinning alone is
+        // too short to need the clock, and a thread that parks before it ever yields starts it after
+        // waking). Kept across parks, so time asleep counts: a sleeper woken the ordinary way that then
+        // yields is past the bound at once if it slept that long (Go's rule counts the whole wait too).
         let mut wait_start = 0_u64;
         // The heir's wait of a yielder past the bound ran out of yields: this round parks at once.
         let mut park_now = false;
@@ -1115,7 +1118,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
         }
         self.busy.waiters.fetch_sub(WAITER + ACTIVE, Ordering::Relaxed);
         // We hold the lock: the counters are ours alone. The busy line is in this core's cache since the
-        // RMW above; the rare line is touched only after a park.
+        // RMW above; the rare line is touched only after a park or a hand-off to an heir.
         let b = &self.busy;
         b.contended.add(1);
         b.contended_window.store(true, Ordering::Relaxed);
@@ -1167,8 +1170,9 @@ impl<P: AbsProfile> RawAbsLock<P> {
         }
     }
 
-    /// A timed waiter that owns `AWAKE` gives up: it clears the bit, which releases would otherwise trust
-    /// to take the lock. If the lock is held, its release sees `PARKED` without `AWAKE` and wakes a
+    /// A waiter that owns `AWAKE` gives up on it (a timed waiter giving up, or a yielder past the
+    /// starvation bound about to ask as an heir, whose acquisition does not clear the bit): it clears the
+    /// bit, which releases would otherwise trust to take the lock. If the lock is held, its release sees `PARKED` without `AWAKE` and wakes a
     /// sleeper; if it is free with sleepers, nobody else may come, so one is woken here.
     #[cold]
     fn give_up_awake(&self) {
@@ -1225,8 +1229,10 @@ impl<P: AbsProfile> RawAbsLock<P> {
     }
 
     /// A release that saw `HEIR`: hands the lock to the heir (one CAS keeping `LOCKED` and replacing
-    /// `HEIR` by `GIVEN`), or, if the heir withdrew its request meanwhile, releases as `raw_unlock` does
-    /// (the starvation bound is not checked again: it was checked, or not due, a moment ago).
+    /// `HEIR` by `GIVEN`), or, if the heir withdrew its request meanwhile, releases as `raw_unlock` does.
+    /// The per-lock bound is not checked on this path: a release that serves an heir serves a starving
+    /// waiter already, and a due bound waits for the next check (one acquisition in
+    /// [`FAIR_CHECK_EVERY`]) whose release finds no heir asking.
     #[cold]
     #[inline(never)]
     fn release_to_heir(&self) {
@@ -2064,7 +2070,76 @@ mod starvation_tests {
         });
         let stats = lock.stats();
         assert_eq!((stats.contended, stats.parks.min(1)), (1, 1), "{stats:?}");
+        assert!(stats.yields >= 1, "the waiter never yielded, so never reached the bound: {stats:?}");
         assert!(!lock.raw_is_locked());
+    }
+
+    /// Past the bound at its first yield and never sleeping (unbounded yields, no adaptation), so only
+    /// a hand-off to an heir or the caller's deadline ends its wait.
+    enum StarvingForever {}
+
+    impl AbsProfile for StarvingForever {
+        const STARVED_AFTER_YIELDS: u32 = 1;
+        fn config() -> &'static AbsConfig {
+            static C: std::sync::OnceLock<AbsConfig> = std::sync::OnceLock::new();
+            C.get_or_init(|| AbsConfig {
+                max_yields: u32::MAX,
+                crowded_yields: u32::MAX,
+                window: u32::MAX,
+                ..*AbsConfig::calibrated()
+            })
+        }
+    }
+
+    /// Forced: the holder keeps the lock until the yielder has asked (`HEIR`), so its release must hand
+    /// the lock over (`GIVEN`) rather than free it: one hand-off, no park.
+    #[test]
+    fn a_yielder_that_asked_is_handed_the_lock_by_the_next_release() {
+        let lock = RawAbsLock::<StarvingForever>::new();
+        lock.raw_lock();
+        std::thread::scope(|s| {
+            let waiter = s.spawn(|| {
+                lock.raw_lock();
+                // SAFETY: this thread acquired the lock on the line above.
+                unsafe { lock.raw_unlock() };
+            });
+            while lock.hot.state.load(Ordering::Relaxed) & HEIR == 0 {
+                assert!(!waiter.is_finished(), "the waiter got a held lock");
+                std::thread::yield_now();
+            }
+            // SAFETY: this thread locked it before spawning the waiter.
+            unsafe { lock.raw_unlock() };
+        });
+        let stats = lock.stats();
+        assert_eq!((stats.contended, stats.handoffs, stats.parks), (1, 1, 0), "{stats:?}");
+        assert_eq!(lock.hot.state.load(Ordering::Relaxed), 0);
+    }
+
+    /// A timed yielder past the bound against a holder that keeps the lock: it gives up at its deadline
+    /// with its request withdrawn and its registration undone, whether it had asked yet or not.
+    #[test]
+    fn a_timed_yielder_past_the_bound_gives_up_cleanly() {
+        let lock = RawAbsLock::<StarvingForever>::new();
+        lock.raw_lock();
+        let got = std::thread::scope(|s| {
+            let waiter = s.spawn(|| {
+                let got = lock.raw_lock_until(Instant::now() + Duration::from_millis(20));
+                if got {
+                    // SAFETY: acquired on the line above, by this thread.
+                    unsafe { lock.raw_unlock() };
+                }
+                got
+            });
+            waiter.join().expect("waiter panicked")
+        });
+        assert!(!got, "the waiter got a held lock");
+        let state = lock.hot.state.load(Ordering::Relaxed);
+        assert_eq!(state & (HEIR | GIVEN), 0, "a request outlived its heir: {state:#b}");
+        assert_eq!(lock.busy.waiters.load(Ordering::Relaxed), 0, "the register still counts the waiter");
+        assert_eq!(lock.stats().timeouts, 1);
+        // SAFETY: this thread locked it above.
+        unsafe { lock.raw_unlock() };
+        assert_eq!(lock.hot.state.load(Ordering::Relaxed), 0);
     }
 
     /// Forced, not scheduled: the lock is held while one waiter sleeps on it (counted asleep, so it is

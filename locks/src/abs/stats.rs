@@ -41,8 +41,9 @@ pub struct AbsStats {
     /// Times a waiter's k spins ran out without the lock (it then yielded or parked); a waiter's count is
     /// added when it gets the lock.
     pub run_outs: u64,
-    /// Acquisitions by the starvation bound (a sleeper woken as the heir, whether it then found the lock
-    /// free or was handed it) or handed over directly by `unlock_fair` or `bump`.
+    /// Acquisitions by the starvation bound (a sleeper woken as the heir, or a waiter that yielded past the
+    /// bound and asked as one, whether it then found the lock free or was handed it) or handed over
+    /// directly by `unlock_fair` or `bump`.
     pub handoffs: u64,
     /// Timed lock attempts (`try_lock_for`/`try_lock_until`) that gave up; their waits are not in
     /// `spins`, `yields` or `parks`.
