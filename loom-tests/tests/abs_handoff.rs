@@ -45,8 +45,14 @@ fn increment<P: abslock::AbsProfile>(g: &Guarded<P>) {
 /// Two waiters park (park mode) while the main thread holds the lock; every release over them wakes an
 /// heir (or, direct, hands over), and every increment happens exactly once.
 fn sleepers_at_the_bound<P: abslock::AbsProfile>() {
+    two_waiters_while_held::<P>(Mode::Park);
+}
+
+/// Two waiters come while the main thread holds the lock in `mode`; the main thread increments, releases
+/// once and joins them: every increment happens exactly once and the lock ends free.
+fn two_waiters_while_held<P: abslock::AbsProfile>(mode: Mode) {
     let g = Guarded::<P>::new();
-    g.lock.set_mode(Mode::Park);
+    g.lock.set_mode(mode);
     g.lock.acquire();
     assert_quiet_if_due(&g.lock);
     let waiters: Vec<_> = (0..2)
@@ -83,22 +89,7 @@ fn sleepers_are_handed_the_lock_directly_at_the_bound() {
 /// preemptions, so that case runs on real threads (`locks/tests/starvation.rs`). A lost request shows as
 /// a deadlock, two holders as a concurrent access.
 fn yielder_past_the_bound_beside_a_sleeper<P: abslock::AbsProfile>() {
-    let g = Guarded::<P>::new();
-    g.lock.acquire();
-    let waiters: Vec<_> = (0..2)
-        .map(|_| {
-            let g = Arc::clone(&g);
-            thread::spawn(move || increment(&g))
-        })
-        .collect();
-    g.bump();
-    // SAFETY: acquired above.
-    unsafe { g.lock.release() };
-    for w in waiters {
-        w.join().unwrap();
-    }
-    assert_eq!(g.total(), 3);
-    assert!(!g.lock.is_held());
+    two_waiters_while_held::<P>(Mode::Spin);
 }
 
 #[test]
