@@ -12,7 +12,8 @@ use std::fmt::Write;
 pub struct Context {
     /// The command line.
     pub command: String,
-    /// Git commit of the sources, if known.
+    /// Git commit the sweep binary was built from (and the checkout it ran from, if that differs), or
+    /// "unknown".
     pub commit: String,
     /// Machine description.
     pub machine: String,

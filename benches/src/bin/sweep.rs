@@ -242,7 +242,11 @@ fn free_bytes(dir: &Path) -> Option<u64> {
     Some(st.f_bavail * st.f_frsize)
 }
 
+/// The commit this binary was built from (`build.rs`), and the checkout's own if it differs: a binary kept
+/// from an earlier build and run from a later checkout must not report the later commit as the code that
+/// ran.
 fn git_commit() -> String {
+    let built = env!("ABSLOCK_BUILD_COMMIT");
     let run = |args: &[&str]| {
         std::process::Command::new("git")
             .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -253,12 +257,10 @@ fn git_commit() -> String {
             .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
     };
     match run(&["rev-parse", "--short", "HEAD"]) {
-        Some(c) if !c.is_empty() => {
-            let dirty =
-                run(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
-            if dirty { format!("{c} (with uncommitted changes)") } else { c }
+        Some(head) if !head.is_empty() && !built.starts_with(head.as_str()) => {
+            format!("{built} (binary; the checkout it ran from is at {head})")
         }
-        _ => "unknown".into(),
+        _ => built.to_string(),
     }
 }
 
