@@ -4,8 +4,9 @@
 //! A third run parks every waiter at once (park mode, no spinning or yielding, bound 0 us), so the others
 //! sleep whenever the hog holds the lock, and asserts that the bound handed the lock over; the single
 //! hand-off is also forced deterministically in `a_sleeper_is_handed_the_lock_at_the_bound`
-//! (`locks/src/abs/lock.rs`). A fourth run bounds yielders instead: its waiters never park, count as
-//! past the bound at their first yield, and must be handed the lock (the per-waiter bound).
+//! (`locks/src/abs/lock.rs`). A fourth run bounds yielders instead: its waiters never park and count as
+//! past the bound at their first yield, so every waiter that yields is served as an heir (the per-waiter
+//! bound; the forced hand-over is `a_yielder_that_asked_is_handed_the_lock_by_the_next_release`).
 //!
 //! No timing decides the verdict: the hog runs until the others are done.
 #![cfg(not(abslock_loom))]
@@ -95,5 +96,8 @@ fn sleepers_are_handed_the_lock_against_a_tight_loop_hog() {
 fn yielders_past_the_bound_are_handed_the_lock_against_a_tight_loop_hog() {
     let stats = hog_against_fifteen::<StarvingYielder>(Mode::Spin, false);
     assert_eq!(stats.parks, 0, "these waiters never park: {stats:?}");
-    assert!(stats.handoffs > 0, "no yielder was handed the lock: {stats:?}");
+    // Each waiter that yields does so once, is then past the bound and waits as an heir until it holds
+    // the lock (no deadline, an unbounded budget), so yields and hand-offs match one for one. Whether
+    // any waiter yields at all depends on the scheduler, so that is not asserted.
+    assert_eq!(stats.yields, stats.handoffs, "a yielder past the bound was not served as an heir: {stats:?}");
 }

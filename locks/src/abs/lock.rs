@@ -161,10 +161,10 @@ const MAX_BURST: u32 = 64;
 /// (starvation bound, parking_lot's eventual fairness): the lock runs on while the heir is scheduled, and
 /// the heir, once running, takes the lock or asks for it (`HEIR`) and is handed it at the next release
 /// (`GIVEN`), never sleeping again. Sleepers take turns at a bounded rate, and nobody sleeps forever. The
-/// bound also holds per waiter for the yield stage: a waiter that has yielded for longer than
-/// `starve_after_us` stops yielding and asks for the lock as an heir (Go's starvation mode, which hands the
-/// lock to a waiter that has waited over 1 ms), so a crowded waiter's long yield budget cannot become a
-/// long wait while newcomers barge past it (round 15).
+/// bound also holds per waiter for the yield stage: a waiter that has waited longer than
+/// `starve_after_us` since its first yield stops yielding and asks for the lock as an heir, for the rest
+/// of its yield budget (Go's starvation mode hands the lock to a waiter that has waited over 1 ms), so a
+/// crowded waiter's long yield budget cannot become a long wait while newcomers barge past it (round 15).
 /// Handing the lock to the sleeper directly, as rounds 2-9 did, left it held by a thread that was not
 /// running yet ([`AbsProfile::DIRECT_HANDOFF`] keeps that for comparison).
 ///
