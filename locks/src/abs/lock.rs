@@ -2036,6 +2036,31 @@ mod starvation_tests {
         }
     }
 
+    /// Forced, not scheduled: `lock` is held by this thread; one waiter comes to take it (and release it)
+    /// and this thread polls, without sleeping, until `reached` says the waiter is in the state under
+    /// test, runs `then` while still holding the lock, and releases it; the waiter is joined.
+    fn release_once_waiter_reaches<P: AbsProfile>(
+        lock: &RawAbsLock<P>,
+        reached: impl Fn(&RawAbsLock<P>) -> bool,
+        then: impl FnOnce(&RawAbsLock<P>),
+    ) {
+        std::thread::scope(|s| {
+            let waiter = s.spawn(|| {
+                lock.raw_lock();
+                // SAFETY: this thread acquired the lock on the line above.
+                unsafe { lock.raw_unlock() };
+            });
+            while !reached(lock) {
+                assert!(!waiter.is_finished(), "the waiter got a held lock");
+                std::thread::yield_now();
+            }
+            then(lock);
+            // SAFETY: the caller holds the lock (this function's contract).
+            unsafe { lock.raw_unlock() };
+            waiter.join().expect("waiter panicked");
+        });
+    }
+
     /// The calibrated profile whose waiters count as past the starvation bound at their first yield.
     enum StarvingAtOnce {}
 
@@ -2053,21 +2078,14 @@ mod starvation_tests {
     fn a_starving_yielder_still_sleeps_while_the_holder_keeps_the_lock() {
         let lock = RawAbsLock::<StarvingAtOnce>::new();
         lock.raw_lock();
-        std::thread::scope(|s| {
-            let waiter = s.spawn(|| {
-                lock.raw_lock();
-                // SAFETY: this thread acquired the lock on the line above.
-                unsafe { lock.raw_unlock() };
-            });
-            while lock.sleepers() != 1 {
-                assert!(!waiter.is_finished(), "the waiter got a held lock");
-                std::thread::yield_now();
-            }
-            let state = lock.hot.state.load(Ordering::Relaxed);
-            assert_eq!(state & (HEIR | GIVEN), 0, "a sleeper left its request behind: {state:#b}");
-            // SAFETY: this thread locked it before spawning the waiter.
-            unsafe { lock.raw_unlock() };
-        });
+        release_once_waiter_reaches(
+            &lock,
+            |l| l.sleepers() == 1,
+            |l| {
+                let state = l.hot.state.load(Ordering::Relaxed);
+                assert_eq!(state & (HEIR | GIVEN), 0, "a sleeper left its request behind: {state:#b}");
+            },
+        );
         let stats = lock.stats();
         assert_eq!((stats.contended, stats.parks.min(1)), (1, 1), "{stats:?}");
         assert!(stats.yields >= 1, "the waiter never yielded, so never reached the bound: {stats:?}");
@@ -2097,19 +2115,7 @@ mod starvation_tests {
     fn a_yielder_that_asked_is_handed_the_lock_by_the_next_release() {
         let lock = RawAbsLock::<StarvingForever>::new();
         lock.raw_lock();
-        std::thread::scope(|s| {
-            let waiter = s.spawn(|| {
-                lock.raw_lock();
-                // SAFETY: this thread acquired the lock on the line above.
-                unsafe { lock.raw_unlock() };
-            });
-            while lock.hot.state.load(Ordering::Relaxed) & HEIR == 0 {
-                assert!(!waiter.is_finished(), "the waiter got a held lock");
-                std::thread::yield_now();
-            }
-            // SAFETY: this thread locked it before spawning the waiter.
-            unsafe { lock.raw_unlock() };
-        });
+        release_once_waiter_reaches(&lock, |l| l.hot.state.load(Ordering::Relaxed) & HEIR != 0, |_| {});
         let stats = lock.stats();
         assert_eq!((stats.contended, stats.handoffs, stats.parks), (1, 1, 0), "{stats:?}");
         assert_eq!(lock.hot.state.load(Ordering::Relaxed), 0);
@@ -2150,20 +2156,11 @@ mod starvation_tests {
         let lock = RawAbsLock::<Impatient>::new();
         lock.raw_lock();
         lock.set_mode(Mode::Park);
-        std::thread::scope(|s| {
-            let waiter = s.spawn(|| {
-                lock.raw_lock();
-                // SAFETY: this thread acquired the lock on the line above.
-                unsafe { lock.raw_unlock() };
-            });
-            while lock.sleepers() != 1 || lock.hot.state.load(Ordering::Relaxed) & PARKED == 0 {
-                assert!(!waiter.is_finished(), "the waiter got a held lock");
-                std::thread::yield_now();
-            }
-            // SAFETY: this thread locked it before spawning the waiter.
-            unsafe { lock.raw_unlock() };
-            waiter.join().expect("waiter panicked");
-        });
+        release_once_waiter_reaches(
+            &lock,
+            |l| l.sleepers() == 1 && l.hot.state.load(Ordering::Relaxed) & PARKED != 0,
+            |_| {},
+        );
         let stats = lock.stats();
         assert_eq!(stats.handoffs, 1, "{stats:?}");
         assert_eq!(stats.acquisitions, 2, "{stats:?}");
