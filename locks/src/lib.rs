@@ -57,9 +57,9 @@ pub use abs::lock::RawAbsLock;
 pub use abs::policy::{Decision, WindowStats, decide};
 pub use abs::profile::{AbsProfile, Calibrated, RocketMq};
 pub use abs::solo_trial::{
-    SOLO_ARM_US, SOLO_DECISIVE_LOSS_PERCENT, SOLO_MARGIN_PERCENT, SOLO_MAX_BACKOFF, SOLO_MAX_MILLI,
-    SOLO_PATTERN, SOLO_PERIOD_US, SOLO_SETTLE_US, SOLO_START_MILLI, SOLO_VOID_PS, SOLO_WINS_NEEDED,
-    SoloTrial, SoloWindow, decide_solo, solo_timed,
+    SOLO_ARM_US, SOLO_CROWDED_MILLI, SOLO_CROWDED_TURNS, SOLO_DECISIVE_LOSS_PERCENT, SOLO_MARGIN_PERCENT,
+    SOLO_MAX_BACKOFF, SOLO_MAX_MILLI, SOLO_PATTERN, SOLO_PERIOD_US, SOLO_SETTLE_US, SOLO_START_MILLI,
+    SOLO_VOID_PS, SOLO_WINS_NEEDED, SoloTrial, SoloWindow, decide_solo, solo_timed,
 };
 pub use abs::stats::{AbsStats, Mode, TracePoint};
 pub use abs::trial::{

@@ -122,8 +122,9 @@ pub struct AbsConfig {
     /// the regime waiters park at once, no release wakes a sleeper, and each sleeper re-checks the lock
     /// every this many microseconds times the threads waiting per core (a hand-off still brings one
     /// back: the starvation bound, `unlock_fair`, `bump`). A trial starts at a contended window (half a
-    /// waiter to 4 waiters per acquisition; a more crowded window ends the regime and any trial, since
-    /// its sleepers would wait many starvation bounds each) 0.25 s after the last one, doubling the gap after each loss up to 8 s; it
+    /// waiter to 16 waiters per acquisition; a more crowded window ends the regime and any trial, since
+    /// its sleepers would wait many starvation bounds each; above 4 the regime also needs acquisitions
+    /// of at most 1/2000 of the starvation bound, [`SOLO_CROWDED_MILLI`](crate::SOLO_CROWDED_MILLI)) 0.25 s after the last one, doubling the gap after each loss up to 8 s; it
     /// runs up to 8 arms in ABBA order, each 0.25 ms to settle then at least 0.5 ms timed, and keeps the
     /// regime until the next trial if it took more than 5% less time per acquisition in 3 of 4 pairs. It
     /// stops at the first pair the regime loses by 15% or more, so where it loses it runs about 0.75 ms

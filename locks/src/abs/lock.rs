@@ -6,7 +6,9 @@ use super::config::{AbsConfig, cores};
 use super::policy::{Decision, WindowStats, decide};
 use super::profile::{AbsProfile, Calibrated};
 use super::round_budget::{RoundBudget, RoundPolicy, round_budget};
-use super::solo_trial::{SOLO_START_MILLI, SoloTrial, SoloWindow, decide_solo, solo_timed};
+use super::solo_trial::{
+    SOLO_CROWDED_TURNS, SOLO_START_MILLI, SoloTrial, SoloWindow, decide_solo, solo_timed,
+};
 use super::stats::{AbsStats, Mode, TracePoint};
 use super::trial::{CrowdedTrial, TRIAL_PERIOD, TrialArm, TrialWindow, decide_crowded, trial_timed};
 
@@ -175,7 +177,8 @@ const MAX_BURST: u32 = 64;
 /// work outside the lock it costs a quarter to a third of the throughput, so the lock measures it: with
 /// [`AbsConfig::solo_recheck_us`] not 0 (the calibrated default, so `AbsMutex` runs it), the holder runs
 /// the solo trial ([`decide_solo`]) at window ends and keeps the regime on only while it took more than
-/// 5% less time per acquisition in 3 of 4 paired arms, and never above 4 waiters per acquisition. A
+/// 5% less time per acquisition in 3 of 4 paired arms, never above 16 waiters per acquisition, and above
+/// 4 only where an acquisition takes at most 1/2000 of the starvation bound (250 ns by default). A
 /// profile whose config sets `solo_recheck_us: 0` turns the trial off (see [`AbsProfile`]'s example of
 /// a changed field). Switching the regime on wakes every sleeper once, so that each sleeps again with a
 /// re-check ([`set_solo`](Self::set_solo) switches it by hand). A profile may also force it on for good
@@ -599,7 +602,8 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// times the threads waiting per core. Switching it on wakes every sleeper once, so that each parks
     /// again with a re-check. If the config runs the solo trial (`solo_recheck_us` not 0, as the
     /// calibrated config does), the trial sets the regime again at its next arm or verdict, and turns it
-    /// off at any window with more than 4 waiters per acquisition, and sets it aside at any window
+    /// off at any window with more than 16 waiters per acquisition (or more than 4, if the trial found
+    /// acquisitions too long for such a crowd: [`SOLO_CROWDED_MILLI`](crate::SOLO_CROWDED_MILLI)), and sets it aside at any window
     /// between trials with fewer than 0.5 (until a busier one), so a lasting choice needs a config
     /// with `solo_recheck_us: 0`. A profile with [`AbsProfile::SOLO_RECHECK_US`] runs the regime whatever
     /// this says. While the regime runs, every release pays two RMWs, sleepers or not (its bit in the
@@ -1585,7 +1589,12 @@ impl<P: AbsProfile> RawAbsLock<P> {
         let now_us = if solo_timed(&trial, window.contention_milli) { now_us() } else { 0 };
         let (next, solo_next) = decide_solo(
             trial,
-            SoloWindow { now_us, acquisitions: n, contention_milli: window.contention_milli },
+            SoloWindow {
+                now_us,
+                acquisitions: n,
+                contention_milli: window.contention_milli,
+                crowded_max_ps: solo_crowded_max_ps(cfg),
+            },
             solo || kept,
         );
         // A quiet window between trials (too few waiters to start one) sets the regime aside and keeps
@@ -1619,13 +1628,15 @@ fn released(state: u32) -> u32 {
 const SOLO_KEPT: u64 = 1 << 26;
 
 /// The solo trial's small fields in one counter: arm, losses and wins in the low 3 bytes, then the void
-/// and settled bits, the previous arm's ps in the high 4 bytes (its clock and start count have their own).
+/// and settled bits, [`SOLO_KEPT`], the short bit, the previous arm's ps in the high 4 bytes (its clock
+/// and start count have their own).
 fn pack_solo(t: &SoloTrial) -> u64 {
     u64::from(t.arm)
         | u64::from(t.losses) << 8
         | u64::from(t.wins) << 16
         | u64::from(t.void) << 24
         | u64::from(t.settled) << 25
+        | u64::from(t.short) << 27
         | u64::from(t.previous_ps) << 32
 }
 
@@ -1637,9 +1648,21 @@ fn unpack_solo(packed: u64, clock_us: u64, started_at: u64) -> SoloTrial {
         wins: (packed >> 16) as u8,
         void: (packed >> 24) & 1 != 0,
         settled: (packed >> 25) & 1 != 0,
+        short: (packed >> 27) & 1 != 0,
         previous_ps: (packed >> 32) as u32,
         clock_us,
         started_at,
+    }
+}
+
+/// [`SoloWindow::crowded_max_ps`] for `cfg`: its starvation bound over [`SOLO_CROWDED_TURNS`], 0 without
+/// a bound (or with the bound of 0, which hands off at every release over sleepers).
+fn solo_crowded_max_ps(cfg: &AbsConfig) -> u32 {
+    match cfg.limits().starve_after {
+        Some(bound) if bound > 0 => {
+            u32::try_from(u64::from(bound) * 1_000_000 / SOLO_CROWDED_TURNS).unwrap_or(u32::MAX)
+        }
+        _ => 0,
     }
 }
 
@@ -1707,6 +1730,7 @@ mod tests {
                 previous_ps: u32::MAX,
                 clock_us: u64::MAX,
                 started_at: u64::MAX,
+                short: true,
             },
             SoloTrial {
                 arm: 3,
@@ -1717,9 +1741,11 @@ mod tests {
                 previous_ps: 7,
                 clock_us: 9,
                 started_at: 11,
+                short: false,
             },
             SoloTrial { void: true, ..SoloTrial::default() },
             SoloTrial { settled: true, ..SoloTrial::default() },
+            SoloTrial { short: true, ..SoloTrial::default() },
         ] {
             assert_eq!(unpack_solo(pack_solo(&t), t.clock_us, t.started_at), t);
         }

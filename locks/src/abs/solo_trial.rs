@@ -40,7 +40,7 @@ pub const SOLO_DECISIVE_LOSS_PERCENT: u64 = 15;
 /// which cost that lock a quarter to a third of its throughput while they run, take a shrinking share of
 /// time.
 pub const SOLO_PERIOD_US: u64 = 250_000;
-/// Most doublings of [`SOLO_PERIOD_US`] after losses: while windows see 0.5-4 waiters per acquisition,
+/// Most doublings of [`SOLO_PERIOD_US`] after losses: while windows see 0.5-16 waiters per acquisition,
 /// a trial at least every 8 s.
 pub const SOLO_MAX_BACKOFF: u8 = 5;
 /// Mean waiters per acquisition (in thousandths, as
@@ -50,10 +50,23 @@ pub const SOLO_MAX_BACKOFF: u8 = 5;
 pub const SOLO_START_MILLI: u64 = 500;
 /// Mean waiters per acquisition (in thousandths) above which the regime does not run: a window this
 /// crowded ends a trial and the regime, and starts none. Under the regime the sleepers take the lock in
-/// turn, one per starvation bound (0.5 ms), so with many of them each waits many bounds: at 16 threads,
-/// where its throughput was a tie, its p99.9 acquire latency measured several times `parking_lot`'s
-/// (`docs/abs.md`, round 9). Its gains were at 2 and 4 threads (1 and 3 waiting).
-pub const SOLO_MAX_MILLI: u64 = 4000;
+/// turn, one per starvation bound (0.5 ms), so a sleeper's turn comes within this many bounds: 16 of
+/// them, 8 ms, twice the longest wait of a thread under `parking_lot` at 16 threads on the sweep's
+/// `lock-bound` target (3.5-4.2 ms, `examples/wait_tail.rs`). Up to round 15 the limit was 4 waiters,
+/// now [`SOLO_CROWDED_MILLI`] (`docs/abs.md`, round 16).
+pub const SOLO_MAX_MILLI: u64 = 16000;
+/// Mean waiters per acquisition (in thousandths) above which the regime also needs short acquisitions
+/// ([`SoloWindow::crowded_max_ps`]): each change of holder under the regime leaves one thread with a wait
+/// of many bounds, and it changes once per bound, so where fewer than [`SOLO_CROWDED_TURNS`]
+/// acquisitions fit in a bound those waits reach the p99.9 of acquire latency. At 16 threads with
+/// 16 KiB appends (about 1.6 us each, 300 per bound) the regime put `abs`'s p99.9 at 3.3x
+/// `parking_lot`'s, while with 1 KiB appends (about 125 ns) it cut it a thousandfold (`docs/abs.md`,
+/// round 16). At or below this crowd the regime runs wherever its trial wins, as up to round 15.
+pub const SOLO_CROWDED_MILLI: u64 = 4000;
+/// Acquisitions the regime needs per starvation bound above [`SOLO_CROWDED_MILLI`] waiters per
+/// acquisition: one long wait per bound is then at most 1 in 2000 acquisitions, half of what the p99.9
+/// leaves out.
+pub const SOLO_CROWDED_TURNS: u64 = 2000;
 /// An arm slower than this per acquisition (1 ms, in ps) voids the trial: the lock sat idle, so its time
 /// measures the application, not the regime.
 pub const SOLO_VOID_PS: u32 = 1_000_000_000;
@@ -78,6 +91,10 @@ pub struct SoloTrial {
     pub clock_us: u64,
     /// The lock's acquisition count when the current arm's timing started.
     pub started_at: u64,
+    /// Every solo arm timed so far in this trial (between trials: in the last one) took at most
+    /// [`SoloWindow::crowded_max_ps`] per acquisition, so its verdict for the regime also holds above
+    /// [`SOLO_CROWDED_MILLI`] waiters per acquisition. Set when a trial starts.
+    pub short: bool,
 }
 
 /// The window that just ended, as the solo trial sees it.
@@ -89,6 +106,11 @@ pub struct SoloWindow {
     pub acquisitions: u64,
     /// The window's mean waiters per acquisition, in thousandths.
     pub contention_milli: u64,
+    /// The longest time per acquisition, in ps, at which the regime may run above
+    /// [`SOLO_CROWDED_MILLI`] waiters per acquisition: the lock's starvation bound divided by
+    /// [`SOLO_CROWDED_TURNS`] (250 000 for the default 500 us); 0 for none (no bound, so a sleeper's
+    /// turn never comes).
+    pub crowded_max_ps: u32,
 }
 
 /// Whether the lock must read the clock at this window's end: during a trial, and between trials at a
@@ -106,7 +128,11 @@ pub fn solo_timed(trial: &SoloTrial, contention_milli: u64) -> bool {
 /// is idle. Trials start at a window with at least
 /// [`SOLO_START_MILLI`] and at most [`SOLO_MAX_MILLI`] waiters per acquisition (a more crowded window
 /// ends the regime and any trial), [`SOLO_PERIOD_US`] after the last one, doubling after
-/// each loss. Takes the trial state, the window that just ended, and whether the regime ran in it;
+/// each loss. Above [`SOLO_CROWDED_MILLI`] waiters per acquisition a solo arm slower than
+/// [`SoloWindow::crowded_max_ps`] per acquisition loses the trial at once, and a verdict whose solo arms
+/// were not all that short ([`SoloTrial::short`]) is dropped at such a window (then the next trial, due
+/// on the schedule, times the acquisitions again; a verdict that was short holds until it, even if the
+/// acquisitions grow meanwhile). Takes the trial state, the window that just ended, and whether the regime ran in it;
 /// returns the next state and whether it runs in the next window.
 ///
 /// Why a measurement and not a signal: the regime pays where one thread saturates the lock (a lone thread
@@ -124,7 +150,13 @@ pub fn decide_solo(trial: SoloTrial, window: SoloWindow, solo: bool) -> (SoloTri
         }
         return (next, false);
     }
+    let crowded = window.contention_milli > SOLO_CROWDED_MILLI;
     if trial.arm == 0 {
+        if crowded && solo && !trial.short {
+            // The verdict was won with acquisitions too long for this crowd: dropped, as above the
+            // limit, and the next trial, due on the schedule, times them again.
+            return (next, false);
+        }
         if window.contention_milli < SOLO_START_MILLI || now < trial.clock_us {
             return (next, solo);
         }
@@ -137,6 +169,7 @@ pub fn decide_solo(trial: SoloTrial, window: SoloWindow, solo: bool) -> (SoloTri
             previous_ps: 0,
             clock_us: now,
             started_at: window.acquisitions,
+            short: true,
         };
         return (start, SOLO_PATTERN[0]);
     }
@@ -165,12 +198,16 @@ pub fn decide_solo(trial: SoloTrial, window: SoloWindow, solo: bool) -> (SoloTri
     } else {
         let (solo_ps, other_ps) =
             if SOLO_PATTERN[arm] { (ps, trial.previous_ps) } else { (trial.previous_ps, ps) };
+        let long = solo_ps > window.crowded_max_ps;
+        next.short &= !long;
         let (solo_ps, other_ps) = (u128::from(solo_ps), u128::from(other_ps));
         if solo_ps * 100 < other_ps * u128::from(100 - SOLO_MARGIN_PERCENT) {
             next.wins = next.wins.saturating_add(1);
         }
         let pairs_left = (SOLO_PATTERN.len() - 1 - arm) / 2;
-        lost = solo_ps * 100 >= other_ps * u128::from(100 + SOLO_DECISIVE_LOSS_PERCENT)
+        // Too long for this crowd: the regime cannot run here, however much faster.
+        lost = (crowded && long)
+            || solo_ps * 100 >= other_ps * u128::from(100 + SOLO_DECISIVE_LOSS_PERCENT)
             || usize::from(next.wins) + pairs_left < usize::from(SOLO_WINS_NEEDED);
     }
     if arm + 1 < SOLO_PATTERN.len() && !lost && !next.void {
@@ -195,11 +232,31 @@ pub fn decide_solo(trial: SoloTrial, window: SoloWindow, solo: bool) -> (SoloTri
 mod tests {
     use super::*;
 
+    /// The default bound's [`SoloWindow::crowded_max_ps`] (500 us over 2000 acquisitions).
+    const SHORT: u32 = 250_000;
+
     /// Runs one whole trial from `trial` (between trials) with each setting's time per acquisition in ns
-    /// per arm, in windows of 100 us; returns the state after it and the verdict.
+    /// per arm, in windows of 100 us with 1 waiter per acquisition; returns the state after it and the
+    /// verdict.
     fn run_trial(trial: SoloTrial, start_us: u64, off_ns: [u64; 4], solo_ns: [u64; 4]) -> (SoloTrial, bool) {
+        run_trial_in(1000, trial, start_us, off_ns, solo_ns)
+    }
+
+    /// [`run_trial`] with `contention_milli` waiters per acquisition (thousandths) in every window.
+    fn run_trial_in(
+        contention_milli: u64,
+        trial: SoloTrial,
+        start_us: u64,
+        off_ns: [u64; 4],
+        solo_ns: [u64; 4],
+    ) -> (SoloTrial, bool) {
         let (mut off, mut on) = (off_ns.into_iter(), solo_ns.into_iter());
-        let window = |now_us, acquisitions| SoloWindow { now_us, acquisitions, contention_milli: 1000 };
+        let window = |now_us, acquisitions| SoloWindow {
+            now_us,
+            acquisitions,
+            contention_milli,
+            crowded_max_ps: SHORT,
+        };
         let (mut now, mut n) = (start_us, 1_000_u64);
         let (mut trial, mut solo) = decide_solo(trial, window(now, n), false);
         assert_eq!((trial.arm, solo), (1, false), "a trial starts at a contended window");
@@ -255,7 +312,7 @@ mod tests {
     fn arms_last_at_least_the_arm_time_and_follow_the_pattern() {
         let (mut trial, mut solo) = decide_solo(
             SoloTrial::default(),
-            SoloWindow { now_us: 10, acquisitions: 0, contention_milli: 1000 },
+            SoloWindow { now_us: 10, acquisitions: 0, contention_milli: 1000, crowded_max_ps: SHORT },
             false,
         );
         let mut seen = vec![(10_u64, solo)];
@@ -265,7 +322,7 @@ mod tests {
             acquisitions += if solo { 20 } else { 10 };
             (trial, solo) = decide_solo(
                 trial,
-                SoloWindow { now_us: 10 + 100 * i, acquisitions, contention_milli: 0 },
+                SoloWindow { now_us: 10 + 100 * i, acquisitions, contention_milli: 0, crowded_max_ps: SHORT },
                 solo,
             );
             if trial.arm != arm {
@@ -282,7 +339,12 @@ mod tests {
     fn an_uncontended_lock_never_starts_a_trial_or_reads_the_clock() {
         let trial = SoloTrial::default();
         assert!(!solo_timed(&trial, SOLO_START_MILLI - 1));
-        let quiet = SoloWindow { now_us: 0, acquisitions: 5, contention_milli: SOLO_START_MILLI - 1 };
+        let quiet = SoloWindow {
+            now_us: 0,
+            acquisitions: 5,
+            contention_milli: SOLO_START_MILLI - 1,
+            crowded_max_ps: SHORT,
+        };
         assert_eq!(decide_solo(trial, quiet, false), (trial, false));
         assert!(solo_timed(&trial, SOLO_START_MILLI));
         assert!(solo_timed(&SoloTrial { arm: 3, ..trial }, 0), "inside a trial every window end is timed");
@@ -290,7 +352,12 @@ mod tests {
 
     #[test]
     fn a_crowd_beyond_the_limit_ends_the_regime_and_the_trial() {
-        let crowded = SoloWindow { now_us: 10, acquisitions: 5, contention_milli: SOLO_MAX_MILLI + 1 };
+        let crowded = SoloWindow {
+            now_us: 10,
+            acquisitions: 5,
+            contention_milli: SOLO_MAX_MILLI + 1,
+            crowded_max_ps: SHORT,
+        };
         let (won, solo) = run_trial(SoloTrial::default(), 0, [100; 4], [50; 4]);
         assert!(solo);
         assert_eq!(
@@ -312,6 +379,46 @@ mod tests {
     }
 
     #[test]
+    fn above_the_crowded_limit_the_regime_needs_short_acquisitions() {
+        let crowd = SOLO_CROWDED_MILLI + 1;
+        let idle = SoloTrial::default();
+        // 1 us per solo acquisition is 4x the default bound's 250 ns: lost at the first pair, though the
+        // regime halves the time.
+        let (long, solo) = run_trial_in(crowd, idle, 0, [2000; 4], [1000; 4]);
+        assert!(!solo);
+        assert_eq!((long.losses, long.short), (1, false));
+        let ended_at = long.clock_us - (SOLO_PERIOD_US << 1);
+        assert!(ended_at <= 2 * (SOLO_SETTLE_US + SOLO_ARM_US + 100), "ended after the first pair: {long:?}");
+        // 100 ns per solo acquisition wins in the same crowd.
+        let (short, solo) = run_trial_in(crowd, idle, 0, [200; 4], [100; 4]);
+        assert!(solo && short.short);
+        // At the limit, or with no bound (`crowded_max_ps` 0) at or below it, long acquisitions win as
+        // before.
+        assert!(run_trial_in(SOLO_CROWDED_MILLI, idle, 0, [2000; 4], [1000; 4]).1);
+    }
+
+    #[test]
+    fn a_verdict_won_with_long_acquisitions_is_dropped_in_a_crowd() {
+        let (long, solo) = run_trial(SoloTrial::default(), 0, [2000; 4], [1000; 4]);
+        assert!(solo && !long.short, "won below the crowded limit: {long:?}");
+        let crowded = SoloWindow {
+            now_us: long.clock_us - 1,
+            acquisitions: 1,
+            contention_milli: 8000,
+            crowded_max_ps: SHORT,
+        };
+        assert_eq!(decide_solo(long, crowded, true), (long, false), "dropped, the schedule kept");
+        let (short, solo) = run_trial(SoloTrial::default(), 0, [200; 4], [100; 4]);
+        assert!(solo && short.short);
+        let crowded = SoloWindow { now_us: short.clock_us - 1, ..crowded };
+        assert_eq!(decide_solo(short, crowded, true), (short, true), "a short verdict holds in the crowd");
+        // Without a bound nothing is short.
+        let unbounded = SoloWindow { crowded_max_ps: 0, ..crowded };
+        let (trial, solo) = decide_solo(SoloTrial { short: false, ..short }, unbounded, true);
+        assert!(!solo && trial.arm == 0);
+    }
+
+    #[test]
     fn losses_back_off_and_a_win_resets_the_period() {
         let mut trial = SoloTrial::default();
         let mut now = 0;
@@ -320,7 +427,12 @@ mod tests {
             (trial, _) = run_trial(trial, now, [100; 4], [100; 4]);
             let end = trial.clock_us;
             // Not due a microsecond before its time.
-            let early = SoloWindow { now_us: end - 1, acquisitions: 0, contention_milli: 1000 };
+            let early = SoloWindow {
+                now_us: end - 1,
+                acquisitions: 0,
+                contention_milli: 1000,
+                crowded_max_ps: SHORT,
+            };
             assert_eq!(decide_solo(trial, early, false).0.arm, 0);
             losses.push(trial.losses);
             now = end;
@@ -336,7 +448,12 @@ mod tests {
     fn the_verdict_holds_between_trials() {
         let (trial, solo) = run_trial(SoloTrial::default(), 0, [100; 4], [50; 4]);
         assert!(solo);
-        let between = SoloWindow { now_us: trial.clock_us - 1, acquisitions: 1, contention_milli: 3000 };
+        let between = SoloWindow {
+            now_us: trial.clock_us - 1,
+            acquisitions: 1,
+            contention_milli: 3000,
+            crowded_max_ps: SHORT,
+        };
         assert_eq!(decide_solo(trial, between, true), (trial, true));
     }
 
@@ -349,7 +466,12 @@ mod tests {
         for i in 1..=2_u64 {
             (trial, solo) = decide_solo(
                 trial,
-                SoloWindow { now_us: i * 2000, acquisitions: i, contention_milli: 1000 },
+                SoloWindow {
+                    now_us: i * 2000,
+                    acquisitions: i,
+                    contention_milli: 1000,
+                    crowded_max_ps: SHORT,
+                },
                 solo,
             );
         }
@@ -369,8 +491,14 @@ mod tests {
             previous_ps: u32::MAX,
             clock_us: u64::MAX,
             started_at: u64::MAX,
+            short: true,
         };
-        let w = SoloWindow { now_us: u64::MAX, acquisitions: 0, contention_milli: u64::MAX };
+        let w = SoloWindow {
+            now_us: u64::MAX,
+            acquisitions: 0,
+            contention_milli: u64::MAX,
+            crowded_max_ps: SHORT,
+        };
         let _ = decide_solo(wild, w, true);
         let _ = decide_solo(SoloTrial { arm: 8, ..wild }, SoloWindow { now_us: 0, ..w }, false);
         // An arm past the pattern's end gives the verdict, with the back-off within its cap.
