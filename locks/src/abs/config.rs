@@ -120,7 +120,7 @@ pub struct AbsConfig {
     /// Solo trial and re-check period, in microseconds; `0`: no trial (RocketMQ). When not 0, the lock
     /// measures the solo regime against its usual waiting ([`decide_solo`](crate::decide_solo)). Under
     /// the regime waiters park at once, no release wakes a sleeper, and each sleeper re-checks the lock
-    /// every this many microseconds times the threads waiting per core (a hand-off still brings one
+    /// every this many microseconds times the threads waiting (a hand-off still brings one
     /// back: the starvation bound, `unlock_fair`, `bump`). A trial starts at a contended window (half a
     /// waiter to 16 waiters per acquisition; a more crowded window ends the regime and any trial, since
     /// its sleepers would wait many starvation bounds each; above 4 the regime also needs acquisitions

@@ -599,7 +599,7 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// Switches the solo regime on or off (ours). Under it a waiter parks at once, no release wakes a
     /// sleeper, and a sleeper comes back by a hand-off (the starvation bound, `unlock_fair`, `bump`) or
     /// by its own re-check, every [`solo_recheck_us`](AbsConfig::solo_recheck_us) (1000 us if that is 0)
-    /// times the threads waiting per core. Switching it on wakes every sleeper once, so that each parks
+    /// times the threads waiting. Switching it on wakes every sleeper once, so that each parks
     /// again with a re-check. If the config runs the solo trial (`solo_recheck_us` not 0, as the
     /// calibrated config does), the trial sets the regime again at its next arm or verdict, and turns it
     /// off at any window with more than 16 waiters per acquisition (or more than 4, if the trial found
@@ -676,12 +676,17 @@ impl<P: AbsProfile> RawAbsLock<P> {
     }
 
     /// A solo sleeper's re-check period, in microseconds: the profile's or config's period
-    /// ([`solo_recheck_us`]) times the threads waiting per core, at least once. The sleepers together
-    /// then re-check about once per period per core, however many there are: each re-check that finds
-    /// the lock held costs a wake-up and a park on a core the holder may need.
+    /// ([`solo_recheck_us`]) times the threads waiting, at least once. The sleepers together then
+    /// re-check about once per period, however many there are: each re-check that finds the lock held
+    /// costs a wake-up and a park on a core the holder may need, and parks the thread again at the tail
+    /// of the queue, behind the sleepers that the starvation bound would have handed the lock first.
+    /// With the calibrated period (twice the bound) a sleeper's re-check comes after its turn (the
+    /// sleepers ahead of it times the bound): round 15's period, per core, was half of that, and at 16
+    /// threads it doubled the time between turns (a thread waited more than 2 ms about 65 times per
+    /// second, against 125 with this period; `docs/abs.md`, round 16).
     fn solo_recheck_period(&self, cfg: &AbsConfig) -> u32 {
         let waiting = self.busy.waiters.load(Ordering::Relaxed) / WAITER;
-        solo_recheck_us::<P>(cfg).saturating_mul((waiting / cores().max(1)).max(1))
+        solo_recheck_us::<P>(cfg).saturating_mul(waiting.max(1))
     }
 
     /// After the solo bit was set: wakes every sleeper, so none sleeps without a re-check while no

@@ -52,8 +52,8 @@ pub trait AbsProfile: 'static {
     /// calibrated config) decides at run time. When not 0, a waiter neither spins nor yields but parks at
     /// once, and a release never wakes a sleeper: a sleeper comes back only when a hand-off gives it the
     /// lock (the starvation bound, once per `starve_after_us`, or `unlock_fair` and `bump`), or when its
-    /// own park, of at most this many microseconds (times the threads waiting per core), ends: then it tries the lock and parks again if it is held. So one thread runs alone
-    /// between hand-offs, and a lock left free with sleepers is taken within this period. It pays where
+    /// own park, of at most this many microseconds (times the threads waiting), ends: then it tries the lock and parks again if it is held. So one thread runs alone
+    /// between hand-offs, and a lock left free with sleepers is taken within one such park. It pays where
     /// one thread saturates the lock (there a lone thread out-runs any group that shares it, likely
     /// because every change of holder moves the protected data between cores) and costs where threads
     /// also work outside the lock, whose work it serializes too (`docs/abs.md`, round 8; sweep strategy
