@@ -681,9 +681,9 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// costs a wake-up and a park on a core the holder may need, and parks the thread again at the tail
     /// of the queue, behind the sleepers that the starvation bound would have handed the lock first.
     /// With the calibrated period (twice the bound) a sleeper's re-check comes after its turn (the
-    /// sleepers ahead of it times the bound): round 15's period, per core, was half of that, and at 16
-    /// threads it doubled the time between turns (a thread waited more than 2 ms about 65 times per
-    /// second, against 125 with this period; `docs/abs.md`, round 16).
+    /// sleepers ahead of it times the bound). Round 15's period, times the threads waiting per core, was
+    /// half of that on 2 cores, so a sleeper often re-checked just before its turn and went back to the
+    /// tail (`docs/abs.md`, round 16).
     fn solo_recheck_period(&self, cfg: &AbsConfig) -> u32 {
         let waiting = self.busy.waiters.load(Ordering::Relaxed) / WAITER;
         solo_recheck_us::<P>(cfg).saturating_mul(waiting.max(1))

@@ -50,18 +50,18 @@ pub const SOLO_MAX_BACKOFF: u8 = 5;
 pub const SOLO_START_MILLI: u64 = 500;
 /// Mean waiters per acquisition (in thousandths) above which the regime does not run: a window this
 /// crowded ends a trial and the regime, and starts none. Under the regime the sleepers take the lock in
-/// turn, one per starvation bound (0.5 ms), so a sleeper's turn comes within this many bounds: 16 of
-/// them, 8 ms, twice the longest wait of a thread under `parking_lot` at 16 threads on the sweep's
-/// `lock-bound` target (3.5-4.2 ms, `examples/wait_tail.rs`). Up to round 15 the limit was 4 waiters,
-/// now [`SOLO_CROWDED_MILLI`] (`docs/abs.md`, round 16).
+/// turn, one per starvation bound (0.5 ms), so a sleeper's turn comes within about this many bounds:
+/// 16 of them, 8 ms. At 16 threads on a `lock-bound`-like critical section the threads' longest waits
+/// measured 8.6-9.2 ms, about twice `parking_lot`'s (`examples/wait_tail.rs`, `docs/abs.md`, round 16).
+/// Up to round 15 the limit was 4 waiters, now [`SOLO_CROWDED_MILLI`].
 pub const SOLO_MAX_MILLI: u64 = 16000;
 /// Mean waiters per acquisition (in thousandths) above which the regime also needs short acquisitions
 /// ([`SoloWindow::crowded_max_ps`]): each change of holder under the regime leaves one thread with a wait
 /// of many bounds, and it changes once per bound, so where fewer than [`SOLO_CROWDED_TURNS`]
 /// acquisitions fit in a bound those waits reach the p99.9 of acquire latency. At 16 threads with
 /// 16 KiB appends (about 1.6 us each, 300 per bound) the regime put `abs`'s p99.9 at 3.3x
-/// `parking_lot`'s, while with 1 KiB appends (about 125 ns) it cut it a thousandfold (`docs/abs.md`,
-/// round 16). At or below this crowd the regime runs wherever its trial wins, as up to round 15.
+/// `parking_lot`'s in a development run, while with 1 KiB appends (about 125 ns) it cuts it a
+/// hundredfold and more (`docs/abs.md`, round 16). At or below this crowd the regime runs wherever its trial wins, as up to round 15.
 pub const SOLO_CROWDED_MILLI: u64 = 4000;
 /// Acquisitions the regime needs per starvation bound above [`SOLO_CROWDED_MILLI`] waiters per
 /// acquisition: one long wait per bound is then at most 1 in 2000 acquisitions, half of what the p99.9
