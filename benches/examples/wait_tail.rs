@@ -12,11 +12,11 @@
 //! second and its ratio to `parking_lot`'s in the same round, the p99, p99.9 and p99.99 of all
 //! acquisitions' waits, and the median and largest of the threads' longest waits.
 //!
-//! An acquisition that returns after the run's end is neither timed nor counted: by then the other
-//! threads stop taking the lock one by one, so the last waiters wait for the run's teardown, not their
-//! turn. Under `abs`'s solo regime, where no release wakes a sleeper, that wait is a sleeper's whole
-//! re-check period (15 ms with 15 threads waiting), which earlier versions of this example reported as
-//! every thread's longest wait (`docs/abs.md`, round 16).
+//! An acquisition that returns after the run's end is not counted, and its wait is timed up to the
+//! run's end only: after it the other threads stop taking the lock one by one, so the last waiters wait
+//! for the run's teardown, not their turn. Under `abs`'s solo regime, where no release wakes a sleeper,
+//! that wait is a sleeper's whole re-check period (15 ms with 15 threads waiting), which earlier
+//! versions of this example reported as every thread's longest wait (`docs/abs.md`, round 16).
 //!
 //! Why beside the sweep: the sweep samples one acquisition in 64 per thread, so its p99.9 weighs threads
 //! by how often they acquire, and a thread that the lock keeps asleep (the one a starvation bound is
@@ -61,28 +61,35 @@ fn run<R: lock_api::RawMutex + Send + Sync + 'static>(threads: usize, size: usiz
     buf.fill(1);
     let m = Arc::new(lock_api::Mutex::<R, (Vec<u8>, usize)>::new((buf, 0)));
     let stop = Arc::new(AtomicBool::new(false));
+    // When the run ended: set before `stop`, so a worker that sees `stop` reads it.
+    let ended = Arc::new(OnceLock::<Instant>::new());
     let workers: Vec<_> = (0..threads)
         .map(|_| {
-            let (m, stop) = (Arc::clone(&m), Arc::clone(&stop));
+            let (m, stop, ended) = (Arc::clone(&m), Arc::clone(&stop), Arc::clone(&ended));
             std::thread::spawn(move || {
                 let record = vec![7_u8; size];
                 let (mut waits, mut n, mut longest) = (histogram(), 0_u64, 0_u64);
                 while !stop.load(Ordering::Relaxed) {
                     let t0 = Instant::now();
                     let mut guard = m.lock();
-                    let wait = u64::try_from(t0.elapsed().as_nanos()).unwrap_or(MAX_WAIT_NS);
-                    let late = stop.load(Ordering::Relaxed);
+                    let mut wait = u64::try_from(t0.elapsed().as_nanos()).unwrap_or(MAX_WAIT_NS);
+                    let late = stop.load(Ordering::Acquire);
+                    if late && let Some(end) = ended.get() {
+                        // Only the part of the wait inside the run.
+                        let inside = end.saturating_duration_since(t0).as_nanos();
+                        wait = wait.min(u64::try_from(inside).unwrap_or(MAX_WAIT_NS));
+                    }
                     let (buf, offset) = &mut *guard;
                     let at = if *offset + size > BUF { 0 } else { *offset };
                     buf[at..at + size].copy_from_slice(&record);
                     *offset = at + size;
                     drop(guard);
-                    if late {
-                        // Ended after the run did: the wait measured the other threads leaving.
-                        break;
-                    }
                     waits.saturating_record(wait.max(1));
                     longest = longest.max(wait);
+                    if late {
+                        // Returned after the run's end: not one of the run's acquisitions.
+                        break;
+                    }
                     n += 1;
                 }
                 (waits, n, longest)
@@ -90,7 +97,8 @@ fn run<R: lock_api::RawMutex + Send + Sync + 'static>(threads: usize, size: usiz
         })
         .collect();
     std::thread::sleep(Duration::from_secs_f64(secs));
-    stop.store(true, Ordering::Relaxed);
+    let _ = ended.set(Instant::now());
+    stop.store(true, Ordering::Release);
     let mut all = Run { acquisitions: 0, waits: histogram(), longest: Vec::with_capacity(threads) };
     for worker in workers {
         let (waits, n, longest) = worker.join().expect("a worker panicked");

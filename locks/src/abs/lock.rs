@@ -291,8 +291,8 @@ struct Rare {
     trial_yield: HolderCounter,
     /// The solo trial ([`SoloTrial`]): its clock.
     solo_clock: HolderCounter,
-    /// The solo trial: arm, losses and wins in the low 3 bytes, then the void and settled bits, the
-    /// previous arm's ps in the high 4 bytes.
+    /// The solo trial ([`pack_solo`]): arm, losses and wins in the low 3 bytes, then the void and
+    /// settled bits, [`SOLO_KEPT`], the short bit, the previous arm's ps in the high 4 bytes.
     solo_state: HolderCounter,
     /// The solo trial: acquisitions at the current arm's start.
     solo_started_at: HolderCounter,
@@ -602,8 +602,9 @@ impl<P: AbsProfile> RawAbsLock<P> {
     /// times the threads waiting. Switching it on wakes every sleeper once, so that each parks
     /// again with a re-check. If the config runs the solo trial (`solo_recheck_us` not 0, as the
     /// calibrated config does), the trial sets the regime again at its next arm or verdict, and turns it
-    /// off at any window with more than 16 waiters per acquisition (or more than 4, if the trial found
-    /// acquisitions too long for such a crowd: [`SOLO_CROWDED_MILLI`](crate::SOLO_CROWDED_MILLI)), and sets it aside at any window
+    /// off at any window with more than 16 waiters per acquisition (or more than 4, unless the last
+    /// trial's solo arms were all short enough for such a crowd, [`SOLO_CROWDED_MILLI`](crate::SOLO_CROWDED_MILLI);
+    /// a lock that has run no trial counts as not short), and sets it aside at any window
     /// between trials with fewer than 0.5 (until a busier one), so a lasting choice needs a config
     /// with `solo_recheck_us: 0`. A profile with [`AbsProfile::SOLO_RECHECK_US`] runs the regime whatever
     /// this says. While the regime runs, every release pays two RMWs, sleepers or not (its bit in the
@@ -675,8 +676,9 @@ impl<P: AbsProfile> RawAbsLock<P> {
         self.hot.policy.load(Ordering::Relaxed) & POLICY_SOLO != 0
     }
 
-    /// A solo sleeper's re-check period, in microseconds: the profile's or config's period
-    /// ([`solo_recheck_us`]) times the threads waiting, at least once. The sleepers together then
+    /// A solo sleeper's re-check period, in microseconds (a quiet sleeper's too: it parks with the same
+    /// period): the profile's or config's period ([`solo_recheck_us`]) times the threads waiting, at
+    /// least once. The sleepers together then
     /// re-check about once per period, however many there are: each re-check that finds the lock held
     /// costs a wake-up and a park on a core the holder may need, and parks the thread again at the tail
     /// of the queue, behind the sleepers that the starvation bound would have handed the lock first.
@@ -1660,15 +1662,12 @@ fn unpack_solo(packed: u64, clock_us: u64, started_at: u64) -> SoloTrial {
     }
 }
 
-/// [`SoloWindow::crowded_max_ps`] for `cfg`: its starvation bound over [`SOLO_CROWDED_TURNS`], 0 without
-/// a bound (or with the bound of 0, which hands off at every release over sleepers).
+/// [`SoloWindow::crowded_max_ps`] for `cfg`: its starvation bound over [`SOLO_CROWDED_TURNS`], in ps,
+/// at most `u32::MAX` (any bound over 8.6 ms clamps there, past the 1 ms that voids an arm); 0 without a
+/// bound, and 0 for the bound of 0 too (it hands off at every release over sleepers).
 fn solo_crowded_max_ps(cfg: &AbsConfig) -> u32 {
-    match cfg.limits().starve_after {
-        Some(bound) if bound > 0 => {
-            u32::try_from(u64::from(bound) * 1_000_000 / SOLO_CROWDED_TURNS).unwrap_or(u32::MAX)
-        }
-        _ => 0,
-    }
+    let bound = cfg.limits().starve_after.unwrap_or(0);
+    u32::try_from(u64::from(bound) * 1_000_000 / SOLO_CROWDED_TURNS).unwrap_or(u32::MAX)
 }
 
 /// A trial arm in one counter: the total in the low 32 bits, the slowest window above.
@@ -1754,6 +1753,35 @@ mod tests {
         ] {
             assert_eq!(unpack_solo(pack_solo(&t), t.clock_us, t.started_at), t);
         }
+    }
+
+    #[test]
+    fn the_solo_kept_bit_is_outside_the_packed_trial() {
+        let full = SoloTrial {
+            arm: u8::MAX,
+            losses: u8::MAX,
+            wins: u8::MAX,
+            void: true,
+            settled: true,
+            previous_ps: u32::MAX,
+            clock_us: 0,
+            started_at: 0,
+            short: true,
+        };
+        assert_eq!(pack_solo(&full) & SOLO_KEPT, 0);
+        assert_eq!(unpack_solo(pack_solo(&full) | SOLO_KEPT, 0, 0), full);
+    }
+
+    #[test]
+    fn the_crowded_limit_per_acquisition_follows_the_bound() {
+        let with = |starve_after_us| AbsConfig {
+            starve_after_us,
+            ..AbsConfig::from_costs(&crate::MeasuredCosts::REFERENCE)
+        };
+        assert_eq!(solo_crowded_max_ps(&with(500)), 250_000, "500 us over 2000 acquisitions, in ps");
+        assert_eq!(solo_crowded_max_ps(&with(u32::MAX)), 0, "no bound");
+        assert_eq!(solo_crowded_max_ps(&with(0)), 0, "a hand-off at every release");
+        assert_eq!(solo_crowded_max_ps(&with(u32::MAX - 1)), u32::MAX, "clamped");
     }
 
     #[test]

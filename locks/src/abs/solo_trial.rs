@@ -108,8 +108,8 @@ pub struct SoloWindow {
     pub contention_milli: u64,
     /// The longest time per acquisition, in ps, at which the regime may run above
     /// [`SOLO_CROWDED_MILLI`] waiters per acquisition: the lock's starvation bound divided by
-    /// [`SOLO_CROWDED_TURNS`] (250 000 for the default 500 us); 0 for none (no bound, so a sleeper's
-    /// turn never comes).
+    /// [`SOLO_CROWDED_TURNS`] (250 000 for the default 500 us); 0 for never (no bound, so a sleeper's
+    /// turn never comes, or the bound of 0, which hands off at every release).
     pub crowded_max_ps: u32,
 }
 
@@ -128,8 +128,9 @@ pub fn solo_timed(trial: &SoloTrial, contention_milli: u64) -> bool {
 /// is idle. Trials start at a window with at least
 /// [`SOLO_START_MILLI`] and at most [`SOLO_MAX_MILLI`] waiters per acquisition (a more crowded window
 /// ends the regime and any trial), [`SOLO_PERIOD_US`] after the last one, doubling after
-/// each loss. Above [`SOLO_CROWDED_MILLI`] waiters per acquisition a solo arm slower than
-/// [`SoloWindow::crowded_max_ps`] per acquisition loses the trial at once, and a verdict whose solo arms
+/// each loss. A solo arm slower than [`SoloWindow::crowded_max_ps`] per acquisition loses the trial at
+/// the end of its pair if that window has more than [`SOLO_CROWDED_MILLI`] waiters per acquisition (one
+/// such arm is enough, unlike a pair lost on time, of which one is allowed), and a verdict whose solo arms
 /// were not all that short ([`SoloTrial::short`]) is dropped at such a window (then the next trial, due
 /// on the schedule, times the acquisitions again; a verdict that was short holds until it, even if the
 /// acquisitions grow meanwhile). Takes the trial state, the window that just ended, and whether the regime ran in it;
@@ -250,13 +251,21 @@ mod tests {
         off_ns: [u64; 4],
         solo_ns: [u64; 4],
     ) -> (SoloTrial, bool) {
+        run_trial_with(contention_milli, SHORT, trial, start_us, off_ns, solo_ns)
+    }
+
+    /// [`run_trial_in`] with `crowded_max_ps` in every window.
+    fn run_trial_with(
+        contention_milli: u64,
+        crowded_max_ps: u32,
+        trial: SoloTrial,
+        start_us: u64,
+        off_ns: [u64; 4],
+        solo_ns: [u64; 4],
+    ) -> (SoloTrial, bool) {
         let (mut off, mut on) = (off_ns.into_iter(), solo_ns.into_iter());
-        let window = |now_us, acquisitions| SoloWindow {
-            now_us,
-            acquisitions,
-            contention_milli,
-            crowded_max_ps: SHORT,
-        };
+        let window =
+            |now_us, acquisitions| SoloWindow { now_us, acquisitions, contention_milli, crowded_max_ps };
         let (mut now, mut n) = (start_us, 1_000_u64);
         let (mut trial, mut solo) = decide_solo(trial, window(now, n), false);
         assert_eq!((trial.arm, solo), (1, false), "a trial starts at a contended window");
@@ -392,9 +401,12 @@ mod tests {
         // 100 ns per solo acquisition wins in the same crowd.
         let (short, solo) = run_trial_in(crowd, idle, 0, [200; 4], [100; 4]);
         assert!(solo && short.short);
-        // At the limit, or with no bound (`crowded_max_ps` 0) at or below it, long acquisitions win as
-        // before.
+        // At the limit long acquisitions win as before, with or without a bound (`crowded_max_ps` 0).
         assert!(run_trial_in(SOLO_CROWDED_MILLI, idle, 0, [2000; 4], [1000; 4]).1);
+        assert!(run_trial_with(SOLO_CROWDED_MILLI, 0, idle, 0, [2000; 4], [1000; 4]).1);
+        // Without a bound nothing is short enough for a crowd: 10 ns acquisitions lose there.
+        let (unbounded, solo) = run_trial_with(crowd, 0, idle, 0, [20; 4], [10; 4]);
+        assert!(!solo && !unbounded.short);
     }
 
     #[test]
@@ -412,10 +424,8 @@ mod tests {
         assert!(solo && short.short);
         let crowded = SoloWindow { now_us: short.clock_us - 1, ..crowded };
         assert_eq!(decide_solo(short, crowded, true), (short, true), "a short verdict holds in the crowd");
-        // Without a bound nothing is short.
-        let unbounded = SoloWindow { crowded_max_ps: 0, ..crowded };
-        let (trial, solo) = decide_solo(SoloTrial { short: false, ..short }, unbounded, true);
-        assert!(!solo && trial.arm == 0);
+        // A lock that has run no trial (`set_solo` by hand) counts as not short.
+        assert_eq!(decide_solo(SoloTrial::default(), crowded, true), (SoloTrial::default(), false));
     }
 
     #[test]
