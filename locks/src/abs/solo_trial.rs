@@ -52,7 +52,8 @@ pub const SOLO_START_MILLI: u64 = 500;
 /// crowded ends a trial and the regime, and starts none. Under the regime the sleepers take the lock in
 /// turn, one per starvation bound (0.5 ms), so a sleeper's turn comes within about this many bounds:
 /// 16 of them, 8 ms. At 16 threads on a `lock-bound`-like critical section the threads' longest waits
-/// measured 8.6-9.2 ms, about twice `parking_lot`'s (`examples/wait_tail.rs`, `docs/abs.md`, round 16).
+/// measured 8.2-8.7 ms in most rounds, two to four times `parking_lot`'s (`examples/wait_tail.rs`,
+/// `docs/abs.md`, round 16).
 /// Up to round 15 the limit was 4 waiters, now [`SOLO_CROWDED_MILLI`].
 pub const SOLO_MAX_MILLI: u64 = 16000;
 /// Mean waiters per acquisition (in thousandths) above which the regime also needs short acquisitions
