@@ -241,21 +241,11 @@ mod tests {
     /// per arm, in windows of 100 us with 1 waiter per acquisition; returns the state after it and the
     /// verdict.
     fn run_trial(trial: SoloTrial, start_us: u64, off_ns: [u64; 4], solo_ns: [u64; 4]) -> (SoloTrial, bool) {
-        run_trial_in(1000, trial, start_us, off_ns, solo_ns)
+        run_trial_with(1000, SHORT, trial, start_us, off_ns, solo_ns)
     }
 
-    /// [`run_trial`] with `contention_milli` waiters per acquisition (thousandths) in every window.
-    fn run_trial_in(
-        contention_milli: u64,
-        trial: SoloTrial,
-        start_us: u64,
-        off_ns: [u64; 4],
-        solo_ns: [u64; 4],
-    ) -> (SoloTrial, bool) {
-        run_trial_with(contention_milli, SHORT, trial, start_us, off_ns, solo_ns)
-    }
-
-    /// [`run_trial_in`] with `crowded_max_ps` in every window.
+    /// [`run_trial`] with `contention_milli` waiters per acquisition (thousandths) and `crowded_max_ps`
+    /// in every window.
     fn run_trial_with(
         contention_milli: u64,
         crowded_max_ps: u32,
@@ -394,16 +384,16 @@ mod tests {
         let idle = SoloTrial::default();
         // 1 us per solo acquisition is 4x the default bound's 250 ns: lost at the first pair, though the
         // regime halves the time.
-        let (long, solo) = run_trial_in(crowd, idle, 0, [2000; 4], [1000; 4]);
+        let (long, solo) = run_trial_with(crowd, SHORT, idle, 0, [2000; 4], [1000; 4]);
         assert!(!solo);
         assert_eq!((long.losses, long.short), (1, false));
         let ended_at = long.clock_us - (SOLO_PERIOD_US << 1);
         assert!(ended_at <= 2 * (SOLO_SETTLE_US + SOLO_ARM_US + 100), "ended after the first pair: {long:?}");
         // 100 ns per solo acquisition wins in the same crowd.
-        let (short, solo) = run_trial_in(crowd, idle, 0, [200; 4], [100; 4]);
+        let (short, solo) = run_trial_with(crowd, SHORT, idle, 0, [200; 4], [100; 4]);
         assert!(solo && short.short);
         // At the limit long acquisitions win as before, with or without a bound (`crowded_max_ps` 0).
-        assert!(run_trial_in(SOLO_CROWDED_MILLI, idle, 0, [2000; 4], [1000; 4]).1);
+        assert!(run_trial_with(SOLO_CROWDED_MILLI, SHORT, idle, 0, [2000; 4], [1000; 4]).1);
         assert!(run_trial_with(SOLO_CROWDED_MILLI, 0, idle, 0, [2000; 4], [1000; 4]).1);
         // Without a bound nothing is short enough for a crowd: 10 ns acquisitions lose there.
         let (unbounded, solo) = run_trial_with(crowd, 0, idle, 0, [20; 4], [10; 4]);
