@@ -61,8 +61,9 @@ pub const SOLO_MAX_MILLI: u64 = 16000;
 /// of many bounds, and it changes once per bound, so where fewer than [`SOLO_CROWDED_TURNS`]
 /// acquisitions fit in a bound those waits reach the p99.9 of acquire latency. At 16 threads with
 /// 16 KiB appends (about 1.6 us each, 300 per bound) the regime put `abs`'s p99.9 at 3.3x
-/// `parking_lot`'s in a development run, while with 1 KiB appends (about 125 ns) it cuts it a
-/// hundredfold and more (`docs/abs.md`, round 16). At or below this crowd the regime runs wherever its trial wins, as up to round 15.
+/// `parking_lot`'s in a development run, while with 1 KiB appends (about 125 ns) it put it at 1/30 to
+/// 1/200 of `parking_lot`'s in the default sweeps (`docs/abs.md`, round 16). At or below this crowd the
+/// regime runs wherever its trial wins, as up to round 15.
 pub const SOLO_CROWDED_MILLI: u64 = 4000;
 /// Acquisitions the regime needs per starvation bound above [`SOLO_CROWDED_MILLI`] waiters per
 /// acquisition: one long wait per bound is then at most 1 in 2000 acquisitions, half of what the p99.9
